@@ -1,0 +1,29 @@
+// Lint: typescript-eslint's recommended rules, floating promises (essential in workers), and the layering
+// rules of STYLE.md: src/protocol stands alone; src/crawler never imports src/graphql.
+const tseslint = require('typescript-eslint');
+
+module.exports = tseslint.config(
+  { ignores: ['dist/**', 'src/generated/**', 'node_modules/**', 'coverage/**', '**/*.js'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { project: './tsconfig.check.json', tsconfigRootDir: __dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['src/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/crawler/**', '**/graphql/**', '**/generated/**', '**/shared/**', '**/cli/**', '@prisma/*', 'bullmq', 'ioredis', 'graphql', 'type-graphql', 'pino'] }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'src/protocol takes options, not the environment' }],
+    },
+  },
+  {
+    files: ['src/crawler/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/graphql/**', 'type-graphql', '@apollo/*'] }] },
+  },
+);

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone: install, build, services, migrations, every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npm run build
+npx tsc -p tsconfig.check.json
+npx eslint src test
+npx jest --ci "$@"

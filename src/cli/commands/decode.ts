@@ -1,0 +1,4 @@
+export async function run(_argv: string[]): Promise<number> {
+  process.stderr.write('gsindex decode: not implemented yet\n');
+  return 1;
+}

@@ -1,0 +1,41 @@
+/**
+ * Every failure the protocol library reports is a ProtocolError with a stable `code`.
+ * Callers branch on `code`, never on the message. `offset` is the byte offset in the
+ * packet (or reassembled payload) where decoding stopped, when there is one.
+ */
+export type ProtocolErrorCode =
+  | 'TIMEOUT'
+  | 'TRUNCATED'
+  | 'MALFORMED'
+  | 'UNEXPECTED_RESPONSE'
+  | 'CHALLENGE_LOOP'
+  | 'CHECKSUM'
+  | 'DECOMPRESSION'
+  | 'SPLIT_LIMIT'
+  | 'NOT_SUPPORTED'
+  | 'ADDRESS_REFUSED'
+  | 'INVALID_ARGUMENT'
+  | 'ABORTED'
+  | 'NETWORK';
+
+export class ProtocolError extends Error {
+  readonly code: ProtocolErrorCode;
+  readonly offset: number | undefined;
+
+  constructor(code: ProtocolErrorCode, message: string, options: { offset?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.offset = options.offset;
+  }
+
+  toJSON(): { code: ProtocolErrorCode; message: string; offset?: number } {
+    return this.offset === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, offset: this.offset };
+  }
+}
+
+export function isProtocolError(err: unknown, code?: ProtocolErrorCode): err is ProtocolError {
+  return err instanceof ProtocolError && (code === undefined || err.code === code);
+}

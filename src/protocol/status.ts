@@ -1,0 +1,62 @@
+/**
+ * The normalised, cross-protocol shape of one answered query: what the crawler stores and the
+ * API serves, whatever protocol the server speaks. Decoders return their protocol's own shape;
+ * each protocol's adapter maps it here (per-game fixes applied in that mapping, never in decoders).
+ */
+export type ProtocolId =
+  | 'source' // Valve A2S, Source and GoldSrc answers alike
+  | 'quake2'
+  | 'quake3'
+  | 'gamespy1'
+  | 'gamespy2'
+  | 'gamespy3'
+  | 'doom3'
+  | 'halflife' // WON-era string queries
+  | 'ase';
+
+export const PROTOCOL_IDS: readonly ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
+
+export interface StatusPlayer {
+  name: string;
+  score: number | null;
+  durationSeconds: number | null;
+  pingMs?: number | null;
+  team?: string | null;
+  deaths?: number | null;
+  money?: number | null;
+}
+
+export interface StatusRule {
+  name: string;
+  value: string;
+}
+
+export interface ServerStatus {
+  protocol: ProtocolId;
+  name: string;
+  map: string;
+  /** Game directory (A2S folder, gamedir / gamename key elsewhere). */
+  folder: string | null;
+  /** Human game description. */
+  game: string | null;
+  appId: number | null;
+  /** 64-bit game id as a decimal string. */
+  gameId: string | null;
+  players: number;
+  maxPlayers: number;
+  bots: number | null;
+  passwordProtected: boolean | null;
+  vacSecured: boolean | null;
+  dedicated: boolean | null;
+  os: 'linux' | 'windows' | 'mac' | null;
+  version: string | null;
+  /** Tags (A2S keywords split on commas). */
+  keywords: string[];
+  gamePort: number | null;
+  steamId: string | null;
+  playerList: StatusPlayer[];
+  rules: StatusRule[];
+  /** Raw key/values as the server sent them (older protocols), for clients that want everything. */
+  raw: Record<string, string> | null;
+  pingMs: number | null;
+}

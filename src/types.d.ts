@@ -1,0 +1,3 @@
+declare module 'seek-bzip' {
+  export function decode(input: Buffer, output?: Buffer): Buffer;
+}
