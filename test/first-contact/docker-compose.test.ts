@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+// No Docker engine runs on these machines, so the compose file is checked for what `docker compose up` needs.
+describe('docker-compose.yml', () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { image?: string; build?: unknown; healthcheck?: { test: unknown }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; ports?: string[]; volumes?: string[] }>;
+    volumes: Record<string, unknown>;
+  };
+
+  it('runs postgres, redis and gsindex, each with a health check', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['gsindex', 'postgres', 'redis']);
+    for (const service of Object.values(compose.services)) expect(service.healthcheck?.test).toBeDefined();
+  });
+
+  it('starts gsindex only once its services are healthy, and points it at them', () => {
+    const gsindex = compose.services.gsindex!;
+    expect(gsindex.build).toBe('.');
+    expect(gsindex.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+    expect(gsindex.environment?.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(gsindex.environment?.REDIS_URL).toBe('redis://redis:6379');
+    expect(gsindex.ports).toContain('4000:4000');
+  });
+
+  it('keeps the data in named volumes', () => {
+    for (const name of ['postgres', 'redis']) {
+      const volume = compose.services[name]!.volumes?.[0]?.split(':')[0];
+      expect(volume && volume in compose.volumes).toBe(true);
+    }
+  });
+
+  it('has a multi-stage Dockerfile that builds what the compose file runs', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/npm run build/);
+    expect(dockerfile).toMatch(/EXPOSE 4000/);
+  });
+});

