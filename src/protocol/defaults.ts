@@ -11,3 +11,31 @@ export const MAX_DECOMPRESSED_BYTES = 1024 * 1024;
 /** Largest UDP payload over IPv4. */
 export const MAX_DATAGRAM_BYTES = 65507;
 export const DEFAULT_A2S_PORT = 27015;
+
+// Master servers (seed 001, SPEC.md "Valve master server ... Steam Web API", seed 002).
+export const DEFAULT_VALVE_MASTER_HOST = 'hl2master.steampowered.com';
+export const DEFAULT_VALVE_MASTER_PORT = 27011;
+/** The real master answers about 30 packets a minute per source IP, then goes silent; stay under it. */
+export const DEFAULT_MASTER_REQUESTS_PER_MINUTE = 20;
+/** How long one master request waits for its page before it is re-sent. */
+export const DEFAULT_MASTER_TIMEOUT_MS = 3000;
+/** Re-sends of one page request before the listing stops short (partial, resumable). */
+export const DEFAULT_MASTER_RETRIES = 2;
+/** Longest filter string the master accepts, in bytes (it rejects longer ones). */
+export const MAX_MASTER_FILTER_BYTES = 190;
+/** Addresses per master packet (1400-byte packets, 6-byte entries, 6-byte header). */
+export const MASTER_ADDRESSES_PER_PACKET = 231;
+/** Stop paging after this many pages of one region however the master behaves (loop guard). */
+export const MAX_MASTER_PAGES = 100_000;
+export const DEFAULT_STEAM_WEB_API_URL = 'https://api.steampowered.com';
+/** GetServerList returns at most this many servers per call. */
+export const STEAM_WEB_API_MAX_PER_CALL = 10_000;
+export const DEFAULT_STEAM_WEB_API_REQUESTS_PER_MINUTE = 60;
+export const DEFAULT_STEAM_WEB_API_TIMEOUT_MS = 30_000;
+/** A Retry-After longer than this is not waited for: the listing stops short instead. */
+export const MAX_RETRY_AFTER_MS = 120_000;
+/** Seed 002: the management server's TCP port. */
+export const MANAGEMENT_SERVER_PORT = 51963;
+export const DEFAULT_MANAGEMENT_TIMEOUT_MS = 3000;
+/** A management message line longer than this is dropped unread. */
+export const MAX_MANAGEMENT_LINE_BYTES = 16 * 1024;

@@ -16,7 +16,11 @@ export type ProtocolErrorCode =
   | 'ADDRESS_REFUSED'
   | 'INVALID_ARGUMENT'
   | 'ABORTED'
-  | 'NETWORK';
+  | 'NETWORK'
+  /** A master filter string longer than the master accepts (about 190 bytes). */
+  | 'FILTER_TOO_LONG'
+  /** A list source kept refusing us (HTTP 429, or silence after its packet budget) past every retry. */
+  | 'RATE_LIMITED';
 
 export class ProtocolError extends Error {
   readonly code: ProtocolErrorCode;

@@ -12,9 +12,10 @@ export type ProtocolId =
   | 'gamespy3'
   | 'doom3'
   | 'halflife' // WON-era string queries
-  | 'ase';
+  | 'ase'
+  | 'bomberman'; // seed 002 management server: state is what the game server reports, never queried
 
-export const PROTOCOL_IDS: readonly ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
+export const PROTOCOL_IDS: readonly ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase', 'bomberman'];
 
 export interface StatusPlayer {
   name: string;
