@@ -1,0 +1,214 @@
+/**
+ * The process configuration: parsed once from the environment at the process edge, validated, frozen,
+ * and passed down. This is the only module that reads process.env. Every bad value is reported with
+ * its variable name; all of them at once.
+ */
+import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
+
+export const MASTER_SOURCE_KINDS = ['VALVE_UDP', 'STEAM_WEB_API', 'MANAGEMENT', 'ADDRESS_LIST'] as const;
+export type MasterSourceKindName = (typeof MASTER_SOURCE_KINDS)[number];
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/gsindex';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const masterSourceSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'a slug: lower-case letters, digits and dashes'),
+    kind: z.enum(MASTER_SOURCE_KINDS),
+    host: z.string().min(1),
+    port: int(1, 65535).optional(),
+    filter: z.string().max(500).default(''),
+    regions: z.array(int(0, 255)).default([]),
+    intervalMs: int(1000, 7 * 24 * 3600 * 1000).optional(),
+    enabled: z.boolean().default(true),
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type MasterSourceConfig = z.infer<typeof masterSourceSchema>;
+
+/** An allow-list entry: a CIDR range (or a bare IP), or an exact host name that may be resolved. */
+export type AllowEntry = { kind: 'cidr'; range: [ipaddr.IPv4 | ipaddr.IPv6, number]; text: string } | { kind: 'host'; name: string };
+
+function parseAllowEntry(text: string): AllowEntry | null {
+  if (text.includes('/')) {
+    try {
+      return { kind: 'cidr', range: ipaddr.parseCIDR(text), text };
+    } catch {
+      return null;
+    }
+  }
+  if (ipaddr.isValid(text)) {
+    const ip = ipaddr.parse(text);
+    return { kind: 'cidr', range: [ip, ip.kind() === 'ipv4' ? 32 : 128], text };
+  }
+  return /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(text) ? { kind: 'host', name: text.toLowerCase() } : null;
+}
+
+const envSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').default(DEFAULT_DATABASE_URL),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default(DEFAULT_REDIS_URL),
+  GSINDEX_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and -').default('gsindex'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CRAWL_INTERVAL_MS: int(1000, 7 * 24 * 3600 * 1000).default(300_000),
+  WORKER_CONCURRENCY: int(1, 256).default(4),
+  QUERY_CONCURRENCY: int(1, 10_000).default(200),
+  QUERY_BATCH_SIZE: int(1, 5000).default(250),
+  QUERY_TIMEOUT_MS: int(50, 60_000).default(1500),
+  QUERY_RETRIES: int(0, 10).default(1),
+  MASTER_TIMEOUT_MS: int(50, 120_000).default(5000),
+  JOB_ATTEMPTS: int(1, 100).default(5),
+  JOB_BACKOFF_MS: int(0, 3_600_000).default(2000),
+  OFFLINE_AFTER_FAILURES: int(1, 1000).default(3),
+  DELIST_AFTER_MISSED_CRAWLS: int(1, 1000).default(3),
+  HISTORY_RAW_DAYS: int(1, 366).default(7),
+  /** 0 keeps rollups forever. */
+  HISTORY_ROLLUP_DAYS: int(0, 36_600).default(0),
+  /** More query ports than this on one IP marks its servers as suspected fakes; 0 disables. */
+  FAKE_PORTS_PER_IP: int(0, 65535).default(0),
+  MASTER_SOURCES: z.string().default('[]'),
+  ADDRESS_ALLOW_LIST: z.string().default(''),
+  STEAM_WEB_API_KEY: z.string().optional(),
+  MANAGEMENT_HOST: z.string().default('0.0.0.0'),
+  MANAGEMENT_PORT: int(1, 65535).default(51963),
+  API_HOST: z.string().default('0.0.0.0'),
+  API_PORT: int(0, 65535).default(4000),
+  GSINDEX_API_KEYS: z.string().default(''),
+  SERVE_ROLES: z.string().default('api,scheduler,worker,management'),
+  MIGRATE_ON_START: bool.default(true),
+});
+
+export const SERVE_ROLES = ['api', 'scheduler', 'worker', 'management'] as const;
+export type ServeRole = (typeof SERVE_ROLES)[number];
+
+export interface Config {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  logLevel: string;
+  crawlIntervalMs: number;
+  workerConcurrency: number;
+  queryConcurrency: number;
+  queryBatchSize: number;
+  queryTimeoutMs: number;
+  queryRetries: number;
+  masterTimeoutMs: number;
+  jobAttempts: number;
+  jobBackoffMs: number;
+  offlineAfterFailures: number;
+  delistAfterMissedCrawls: number;
+  historyRawDays: number;
+  historyRollupDays: number;
+  fakePortsPerIp: number;
+  masterSources: readonly MasterSourceConfig[];
+  addressAllowList: readonly AllowEntry[];
+  steamWebApiKey: string | undefined;
+  managementHost: string;
+  managementPort: number;
+  apiHost: string;
+  apiPort: number;
+  apiKeys: readonly string[];
+  roles: readonly ServeRole[];
+  migrateOnStart: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const SECRET = new Set(['STEAM_WEB_API_KEY', 'GSINDEX_API_KEYS', 'DATABASE_URL', 'REDIS_URL']);
+
+function shown(name: string, env: Record<string, string | undefined>): string {
+  const value = env[name];
+  if (value === undefined) return '';
+  if (SECRET.has(name)) return ' (value hidden)';
+  return ` (got ${JSON.stringify(value.length > 80 ? value.slice(0, 80) + '…' : value)})`;
+}
+
+/** Parse and validate; throws ConfigError listing every bad variable. Empty strings count as unset. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') cleaned[key] = value.trim();
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? '?');
+      problems.push(`${name}: ${issue.message}${shown(name, cleaned)}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+
+  let masterSources: MasterSourceConfig[] = [];
+  try {
+    const list = z.array(masterSourceSchema).safeParse(JSON.parse(e.MASTER_SOURCES));
+    if (list.success) {
+      masterSources = list.data;
+      const names = new Set<string>();
+      for (const s of masterSources) {
+        if (names.has(s.name)) problems.push(`MASTER_SOURCES: duplicate name '${s.name}'`);
+        names.add(s.name);
+      }
+    } else {
+      for (const issue of list.error.issues) problems.push(`MASTER_SOURCES[${issue.path.join('.')}]: ${issue.message}`);
+    }
+  } catch (err) {
+    problems.push(`MASTER_SOURCES: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+
+  const addressAllowList: AllowEntry[] = [];
+  for (const text of e.ADDRESS_ALLOW_LIST.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const entry = parseAllowEntry(text);
+    if (entry) addressAllowList.push(entry);
+    else problems.push(`ADDRESS_ALLOW_LIST: '${text}' is neither a CIDR range, an IP address nor a host name`);
+  }
+
+  const roles: ServeRole[] = [];
+  for (const role of e.SERVE_ROLES.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    if ((SERVE_ROLES as readonly string[]).includes(role)) roles.push(role as ServeRole);
+    else problems.push(`SERVE_ROLES: unknown role '${role}' (expected ${SERVE_ROLES.join(', ')})`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return Object.freeze({
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    queuePrefix: e.GSINDEX_QUEUE_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    crawlIntervalMs: e.CRAWL_INTERVAL_MS,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    queryConcurrency: e.QUERY_CONCURRENCY,
+    queryBatchSize: e.QUERY_BATCH_SIZE,
+    queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    queryRetries: e.QUERY_RETRIES,
+    masterTimeoutMs: e.MASTER_TIMEOUT_MS,
+    jobAttempts: e.JOB_ATTEMPTS,
+    jobBackoffMs: e.JOB_BACKOFF_MS,
+    offlineAfterFailures: e.OFFLINE_AFTER_FAILURES,
+    delistAfterMissedCrawls: e.DELIST_AFTER_MISSED_CRAWLS,
+    historyRawDays: e.HISTORY_RAW_DAYS,
+    historyRollupDays: e.HISTORY_ROLLUP_DAYS,
+    fakePortsPerIp: e.FAKE_PORTS_PER_IP,
+    masterSources: Object.freeze(masterSources),
+    addressAllowList: Object.freeze(addressAllowList),
+    steamWebApiKey: e.STEAM_WEB_API_KEY,
+    managementHost: e.MANAGEMENT_HOST,
+    managementPort: e.MANAGEMENT_PORT,
+    apiHost: e.API_HOST,
+    apiPort: e.API_PORT,
+    apiKeys: Object.freeze(e.GSINDEX_API_KEYS.split(',').map((s) => s.trim()).filter((s) => s !== '')),
+    roles: Object.freeze(roles),
+    migrateOnStart: e.MIGRATE_ON_START,
+  });
+}

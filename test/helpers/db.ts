@@ -1,0 +1,51 @@
+/**
+ * A fresh, uniquely named PostgreSQL database per test suite, migrated with the real runner, dropped
+ * afterwards. Uses the server in TEST_DATABASE_URL / DATABASE_URL (default the local one).
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { migrate } from '../../src/migrate';
+import { createDb, type Db } from '../../src/shared/db';
+
+export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: withDatabase(TEST_SERVER_URL, 'postgres') });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  db: Db;
+  /** Disconnects the client and drops the database. */
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(prefix = 'gsindex_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`.toLowerCase();
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = withDatabase(TEST_SERVER_URL, name);
+  await migrate(url);
+  const db = createDb(url, { max: 5 });
+  return {
+    name,
+    url,
+    db,
+    async drop() {
+      await db.$disconnect();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
