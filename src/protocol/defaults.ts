@@ -39,3 +39,7 @@ export const MANAGEMENT_SERVER_PORT = 51963;
 export const DEFAULT_MANAGEMENT_TIMEOUT_MS = 3000;
 /** A management message line longer than this is dropped unread. */
 export const MAX_MANAGEMENT_LINE_BYTES = 16 * 1024;
+/** How many split responses (distinct ids) one SplitAssembler holds half-assembled; the oldest is dropped beyond. */
+export const MAX_PENDING_SPLIT_IDS = 8;
+/** Raw fragment bytes one split response may hold before it is refused (SPLIT_LIMIT). */
+export const MAX_SPLIT_RESPONSE_BYTES = 1024 * 1024;

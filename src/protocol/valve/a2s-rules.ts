@@ -1,0 +1,85 @@
+/**
+ * A2S_RULES request and reply (S2A_RULES, 0x45). Spec: SPEC.md "Valve A2S", seed 000.
+ *
+ * Request: FF FF FF FF 56 challenge(4 bytes; FF FF FF FF asks for one).
+ * Reply:
+ * | field        | type    | notes                                                        |
+ * |--------------|---------|--------------------------------------------------------------|
+ * | header, type | i32, u8 | FF FF FF FF 45                                               |
+ * | count        | u16     |                                                              |
+ * | per rule: name cstring, value cstring (binary on DayZ/Arma: exact bytes kept as hex)    |
+ *
+ * Truncation policy (docs/protocols.md): servers that cut the reply instead of splitting it
+ * (variant-gameq-conanexiles-1-rules-truncated-mid-string) yield the complete pairs and
+ * `truncated: true`; so does a reply with fewer pairs than `count`.
+ */
+import { ProtocolError } from '../errors';
+import type { PacketReader } from '../wire/packet-reader';
+import { PacketWriter } from '../wire/packet-writer';
+import { A2S_RULES, NO_CHALLENGE, S2A_RULES, SINGLE_PACKET_HEADER } from './constants';
+import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from './single-packet';
+
+export interface Rule {
+  name: string;
+  value: string;
+  /** Exact bytes (hex) of `name`, present only when they are not valid UTF-8. */
+  nameHex?: string;
+  /** Exact bytes (hex) of `value`, present only when they are not valid UTF-8. */
+  valueHex?: string;
+}
+
+export interface RulesResult {
+  /** The count as sent. */
+  count: number;
+  /** In wire order, duplicates kept. */
+  rules: Rule[];
+  /** Set when the reply ended before all announced rules (see the truncation policy). */
+  truncated?: true;
+}
+
+export function encodeRulesRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
+  assertChallenge(challenge);
+  return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_RULES).bytes(challenge).toBuffer();
+}
+
+/** One pair, or null when the data ends inside it. */
+function readRule(reader: PacketReader): Rule | null {
+  try {
+    const name = reader.cstringExact('rule name');
+    const value = reader.cstringExact('rule value');
+    const rule: Rule = { name: name.value, value: value.value };
+    if (name.hex !== undefined) rule.nameHex = name.hex;
+    if (value.hex !== undefined) rule.valueHex = value.hex;
+    return rule;
+  } catch (err) {
+    if (err instanceof ProtocolError && err.code === 'TRUNCATED') return null;
+    throw err;
+  }
+}
+
+/** Decodes an A2S_RULES reply from a full single payload. */
+export function decodeRulesResponse(payload: Buffer): RulesResult {
+  const { reader } = openSinglePacket(payload, [S2A_RULES], 'A2S_RULES reply');
+  const count = reader.u16le('rule count');
+  const rules: Rule[] = [];
+  let truncated = false;
+  while (!reader.atEnd) {
+    const rule = readRule(reader);
+    if (rule === null) {
+      truncated = true;
+      break;
+    }
+    rules.push(rule);
+  }
+  if (rules.length < count) truncated = true;
+  return truncated ? { count, rules, truncated: true } : { count, rules };
+}
+
+export function encodeRulesResponse(result: RulesResult): Buffer {
+  const w = startSinglePacket(S2A_RULES).u16le(result.count & 0xffff);
+  for (const rule of result.rules) {
+    writeText(w, rule.name, rule.nameHex);
+    writeText(w, rule.value, rule.valueHex);
+  }
+  return w.toBuffer();
+}
