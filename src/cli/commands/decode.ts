@@ -1,4 +1,97 @@
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('gsindex decode: not implemented yet\n');
-  return 1;
+/**
+ * `gsindex decode [--app-id N]`: decodes captured A2S responses. Each input line is one response:
+ * its UDP payloads in hex (headers FFFFFFFF / FEFFFFFF included), separated by spaces, in arrival
+ * order. Each line gets one JSON line back: {"kind":...,"value":...} or {"error":{code,message,offset}}.
+ * `run` takes its streams as a parameter so tests drive it without a child process.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { decodeDatagrams, isProtocolError, ProtocolError } from '../../protocol';
+
+export interface DecodeIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+const HELP = `usage: gsindex decode [--app-id N]
+
+Reads standard input, one response per line: the response's UDP payloads in hex (with their
+FFFFFFFF or FEFFFFFF headers), separated by spaces, in arrival order. Split fragments may come in
+any order; they are reassembled (bzip2 included). Blank lines and lines starting with # are skipped.
+
+Prints one JSON line per response:
+  {"kind":"info|players|rules|challenge|ping","value":{...}}
+  {"error":{"code":"TRUNCATED|MALFORMED|...","message":"...","offset":N|null}}
+
+Truncated lists: a PLAYER or RULES reply that ends before the entries its count announces (or
+mid-entry) is NOT an error: the value holds the complete entries and "truncated":true.
+Values: players {"count","players":[{index,name,score,duration,deaths?,money?}],"truncated"?},
+rules {"count","rules":[{name,value,nameHex?,valueHex?}],"truncated"?}; strings that are not
+valid UTF-8 carry their exact bytes in a *Hex field; 64-bit ids are decimal strings.
+
+options:
+  --app-id N   the app id a client knows from A2S_INFO (2400 = The Ship's player layout)
+  -h, --help   this text
+
+Exit status: 0 when every line decoded, 1 when any line printed an error, 2 on bad usage.
+`;
+
+function parseHexLine(line: string): Buffer[] {
+  return line
+    .trim()
+    .split(/\s+/)
+    .map((token, index) => {
+      if (!/^(?:[0-9a-fA-F]{2})*$/.test(token)) {
+        throw new ProtocolError('INVALID_ARGUMENT', `datagram ${index + 1} is not an even-length hex string`);
+      }
+      return Buffer.from(token, 'hex');
+    });
+}
+
+function errorLine(err: unknown): string {
+  const error = isProtocolError(err)
+    ? { code: err.code, message: err.message, offset: err.offset ?? null }
+    : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), offset: null };
+  return JSON.stringify({ error });
+}
+
+function parseAppId(raw: string | undefined): number | undefined | null {
+  if (raw === undefined) return undefined;
+  return /^[0-9]{1,10}$/.test(raw) && Number(raw) <= 0xffffffff ? Number(raw) : null;
+}
+
+export async function run(argv: string[], io: DecodeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let values: { 'app-id'?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { 'app-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    io.stderr.write(`gsindex decode: ${err instanceof Error ? err.message : String(err)}\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const appId = parseAppId(values['app-id']);
+  if (appId === null) {
+    io.stderr.write(`gsindex decode: --app-id must be a non-negative integer, got ${JSON.stringify(values['app-id'])}\n`);
+    return 2;
+  }
+  const context = appId === undefined ? {} : { appId };
+  let failed = false;
+  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    let out: string;
+    try {
+      out = JSON.stringify(decodeDatagrams(parseHexLine(line), context));
+    } catch (err) {
+      failed = true;
+      out = errorLine(err);
+    }
+    io.stdout.write(out + '\n');
+  }
+  return failed ? 1 : 0;
 }
