@@ -1,0 +1,275 @@
+/**
+ * Valve A2S queries over the shared UDP transport: the codecs wired to sockets, with the challenge
+ * dance every modern server wants. Spec: SPEC.md "Valve A2S", seeds 000 and 004.
+ *
+ * The dance, per query kind (INFO, PLAYER, RULES):
+ *   1. send the request without a challenge (PLAYER/RULES carry FF FF FF FF);
+ *   2. an S2C_CHALLENGE (`A` + 4 bytes) means: send it again with those bytes; a server may do this
+ *      again (MAX_CHALLENGE_ROUNDS, then CHALLENGE_LOOP); a data reply ends it, even at step 1;
+ *   3. PLAYER/RULES that get no answer at all with -1 (old servers) are retried once through the
+ *      deprecated `W` GETCHALLENGE, with half of the query's time left for that.
+ * INFO from a server that sends both the GoldSrc `m` and the Source `I` reply: the `I` wins, the `m`
+ * is kept as `goldSrc` (its address and mod block say things `I` does not).
+ *
+ * Deadlines: `timeoutMs` bounds each part (INFO, PLAYER, RULES) as a whole, challenge rounds and
+ * re-sends included; `retries` re-sends within it.
+ */
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_CHALLENGE_ROUNDS } from '../defaults';
+import { ProtocolError } from '../errors';
+import { UdpTransport, type HandlerResult, type RemoteSession } from '../transport/udp-transport';
+import type { QueryOptions, ServerAddress } from '../types';
+import { encodePingRequest } from './a2a-ping';
+import { encodeGetChallengeRequest } from './a2s-challenge';
+import { encodeInfoRequest, type A2SInfo } from './a2s-info';
+import { encodePlayerRequest, type PlayersResult } from './a2s-player';
+import { decodeResponse, type A2SResponse } from './a2s-response';
+import { encodeRulesRequest, type RulesResult } from './a2s-rules';
+import type { GoldSrcInfo } from './info-goldsrc';
+import { SplitAssembler } from './split-packet';
+
+/** After a GoldSrc `m` INFO reply, how long to wait for a Source `I` that may follow it. */
+export const GOLDSRC_INFO_GRACE_MS = 100;
+
+export interface A2SQueryOptions extends QueryOptions {
+  /** The transport to send through. @defaultValue one shared per process (sockets opened on first use). */
+  transport?: UdpTransport;
+}
+
+export interface PlayersQueryOptions extends A2SQueryOptions {
+  /** The app id from A2S_INFO: The Ship (2400) lays out A2S_PLAYER differently. */
+  appId?: number;
+}
+
+export interface InfoAnswer {
+  /** The Source `I` reply when there was one, else the GoldSrc `m` reply. */
+  info: A2SInfo;
+  /** The GoldSrc `m` reply of a server that sent both. */
+  goldSrc?: GoldSrcInfo;
+  /** Round trip of the first INFO request (challenge or data reply), in milliseconds. */
+  pingMs: number;
+}
+
+export type ServerQueryPart = 'info' | 'players' | 'rules';
+
+export interface ServerQueryResult {
+  info: InfoAnswer | null;
+  players: PlayersResult | null;
+  rules: RulesResult | null;
+  pingMs: number | null;
+  /** Why a part is null. */
+  errors: Partial<Record<ServerQueryPart, ProtocolError>>;
+}
+
+let sharedTransport: UdpTransport | null = null;
+
+/** The transport queries use when none is given. Its sockets never keep an idle process alive. */
+export function defaultTransport(): UdpTransport {
+  sharedTransport ??= new UdpTransport();
+  return sharedTransport;
+}
+
+interface Budget {
+  signal: AbortSignal;
+  timeoutMs: number;
+  retries: number;
+}
+
+function budgetOf(options: A2SQueryOptions): Budget {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  if (!(timeoutMs > 0)) throw new ProtocolError('INVALID_ARGUMENT', `timeoutMs must be positive, got ${timeoutMs}`);
+  if (!Number.isInteger(retries) || retries < 0) throw new ProtocolError('INVALID_ARGUMENT', `retries must be a whole number >= 0, got ${retries}`);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  return { signal, timeoutMs, retries };
+}
+
+const createAssembler = (): SplitAssembler => new SplitAssembler();
+
+type Kind = 'info' | 'players' | 'rules';
+type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>['value'];
+type Step<K extends Kind> = { challenge: Buffer; answer?: never } | { answer: Answer<K>; challenge?: never };
+
+/**
+ * One request/answer: a challenge or the wanted reply settles it; a stray reply of another kind
+ * (a late duplicate of an earlier answer) is ignored.
+ */
+async function step<K extends Kind>(
+  session: RemoteSession,
+  kind: K,
+  request: Buffer,
+  budget: Budget,
+  attemptTimeoutMs: number,
+  appId: number | undefined,
+  onGoldSrc?: (info: GoldSrcInfo) => void,
+): Promise<{ value: Step<K>; rttMs: number }> {
+  const handle = (payload: Buffer): HandlerResult<Step<K>> => {
+    const response = decodeResponse(payload, appId === undefined ? {} : { appId });
+    if (response.kind === 'challenge') {
+      return { value: { challenge: Buffer.from(response.value.challengeHex, 'hex') }, final: true };
+    }
+    if (response.kind !== kind) return undefined;
+    const value = { answer: response.value as Answer<K> };
+    if (response.kind === 'info' && response.value.type === 'goldsrc') {
+      onGoldSrc?.(response.value);
+      return { value, final: false };
+    }
+    return { value, final: true };
+  };
+  return session.exchange(request, handle, {
+    signal: budget.signal,
+    attemptTimeoutMs,
+    retries: budget.retries,
+    graceMs: GOLDSRC_INFO_GRACE_MS,
+    createAssembler,
+  });
+}
+
+/** Rounds 2.. of the dance: resend with each new challenge until data arrives. */
+async function dance<K extends Kind>(
+  session: RemoteSession,
+  kind: K,
+  encode: (challenge?: Buffer) => Buffer,
+  first: Step<K>,
+  budget: Budget,
+  appId: number | undefined,
+  onGoldSrc?: (info: GoldSrcInfo) => void,
+): Promise<Answer<K>> {
+  let current = first;
+  for (let round = 1; current.challenge !== undefined; round++) {
+    if (round > MAX_CHALLENGE_ROUNDS) {
+      throw new ProtocolError('CHALLENGE_LOOP', `${kind}: still answered with a challenge after ${MAX_CHALLENGE_ROUNDS} rounds`);
+    }
+    const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
+    current = (await step(session, kind, encode(current.challenge), budget, attemptTimeoutMs, appId, onGoldSrc)).value;
+  }
+  return current.answer;
+}
+
+async function infoWith(session: RemoteSession, budget: Budget): Promise<InfoAnswer> {
+  let goldSrc: GoldSrcInfo | undefined;
+  const onGoldSrc = (info: GoldSrcInfo): void => {
+    goldSrc = info;
+  };
+  const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
+  const first = await step(session, 'info', encodeInfoRequest(), budget, attemptTimeoutMs, undefined, onGoldSrc);
+  const info = await dance(session, 'info', encodeInfoRequest, first.value, budget, undefined, onGoldSrc);
+  const answer: InfoAnswer = { info, pingMs: Math.round(first.rttMs * 100) / 100 };
+  if (goldSrc !== undefined && info.type === 'source') answer.goldSrc = goldSrc;
+  return answer;
+}
+
+async function listWith<K extends 'players' | 'rules'>(
+  session: RemoteSession,
+  kind: K,
+  encode: (challenge?: Buffer) => Buffer,
+  budget: Budget,
+  appId: number | undefined,
+): Promise<Answer<K>> {
+  // Half the time for the -1 request, so that a server which ignores it still leaves time for `W`.
+  const firstAttemptMs = budget.timeoutMs / (2 * (budget.retries + 1));
+  let first: Step<K>;
+  try {
+    first = (await step(session, kind, encode(), budget, firstAttemptMs, appId)).value;
+  } catch (err) {
+    if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || budget.signal.aborted) throw err;
+    const attemptTimeoutMs = budget.timeoutMs / (2 * (budget.retries + 1));
+    const legacy = await session.exchange(encodeGetChallengeRequest(), (payload): HandlerResult<Buffer> => {
+      const response = decodeResponse(payload);
+      return response.kind === 'challenge' ? { value: Buffer.from(response.value.challengeHex, 'hex'), final: true } : undefined;
+    }, { signal: budget.signal, attemptTimeoutMs, retries: budget.retries });
+    first = { challenge: legacy.value };
+  }
+  return dance(session, kind, encode, first, budget, appId);
+}
+
+async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, budget: Budget, body: (session: RemoteSession) => Promise<T>): Promise<T> {
+  const transport = options.transport ?? defaultTransport();
+  const session = await transport.acquire(address, budget.signal);
+  try {
+    return await body(session);
+  } finally {
+    session.release();
+  }
+}
+
+/** A2S_INFO, with the challenge dance; pingMs is the first request's round trip. */
+export async function queryInfo(address: ServerAddress, options: A2SQueryOptions = {}): Promise<InfoAnswer> {
+  const budget = budgetOf(options);
+  return withSession(address, options, budget, (session) => infoWith(session, budget));
+}
+
+/** A2S_PLAYER, with the challenge dance and the `W` fallback. Pass appId from INFO (The Ship). */
+export async function queryPlayers(address: ServerAddress, options: PlayersQueryOptions = {}): Promise<PlayersResult> {
+  const budget = budgetOf(options);
+  return withSession(address, options, budget, (session) => listWith(session, 'players', encodePlayerRequest, budget, options.appId));
+}
+
+/** A2S_RULES, with the challenge dance and the `W` fallback. */
+export async function queryRules(address: ServerAddress, options: A2SQueryOptions = {}): Promise<RulesResult> {
+  const budget = budgetOf(options);
+  return withSession(address, options, budget, (session) => listWith(session, 'rules', encodeRulesRequest, budget, undefined));
+}
+
+/** A2A_PING (deprecated; many servers ignore it): the round trip in milliseconds. */
+export async function queryPing(address: ServerAddress, options: A2SQueryOptions = {}): Promise<number> {
+  const budget = budgetOf(options);
+  return withSession(address, options, budget, async (session) => {
+    const result = await session.exchange(encodePingRequest(), (payload): HandlerResult<true> => (decodeResponse(payload).kind === 'ping' ? { value: true, final: true } : undefined), {
+      signal: budget.signal,
+      attemptTimeoutMs: budget.timeoutMs / (budget.retries + 1),
+      retries: budget.retries,
+    });
+    return Math.round(result.rttMs * 100) / 100;
+  });
+}
+
+/** The app id that decides reply layouts: the 64-bit game id's low 24 bits when sent (app ids > 65535). */
+function appIdOf(info: A2SInfo): number | undefined {
+  if (info.type !== 'source') return undefined;
+  if (info.gameId !== undefined) return Number(BigInt(info.gameId) & 0xffffffn);
+  return info.appId;
+}
+
+function asProtocolError(err: unknown): ProtocolError {
+  return err instanceof ProtocolError ? err : new ProtocolError('NETWORK', err instanceof Error ? err.message : String(err), { cause: err });
+}
+
+/**
+ * INFO, then PLAYER and RULES, one after another on one lease of the server's channel; each part
+ * has its own `timeoutMs`. A part that fails is null with its error in `errors`. When INFO times out
+ * the other parts are not tried (a silent server would cost three timeouts).
+ */
+export async function queryServer(address: ServerAddress, options: A2SQueryOptions = {}): Promise<ServerQueryResult> {
+  const result: ServerQueryResult = { info: null, players: null, rules: null, pingMs: null, errors: {} };
+  const transport = options.transport ?? defaultTransport();
+  const session = await transport.acquire(address, budgetOf(options).signal);
+  try {
+    try {
+      result.info = await infoWith(session, budgetOf(options));
+      result.pingMs = result.info.pingMs;
+    } catch (err) {
+      result.errors.info = asProtocolError(err);
+      if (result.errors.info.code === 'TIMEOUT' || result.errors.info.code === 'ABORTED') {
+        const skipped = new ProtocolError(result.errors.info.code, 'not asked: the server did not answer A2S_INFO');
+        result.errors.players = skipped;
+        result.errors.rules = skipped;
+        return result;
+      }
+    }
+    const appId = result.info ? appIdOf(result.info.info) : undefined;
+    try {
+      result.players = await listWith(session, 'players', encodePlayerRequest, budgetOf(options), appId);
+    } catch (err) {
+      result.errors.players = asProtocolError(err);
+    }
+    try {
+      result.rules = await listWith(session, 'rules', encodeRulesRequest, budgetOf(options), appId);
+    } catch (err) {
+      result.errors.rules = asProtocolError(err);
+    }
+    return result;
+  } finally {
+    session.release();
+  }
+}

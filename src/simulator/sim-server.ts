@@ -1,0 +1,245 @@
+/**
+ * What one simulated A2S server says, without sockets: request bytes in, datagrams out. Replies are
+ * built with the protocol library's own response encoders and split layouts, the way a real server
+ * lays them out; the wire behaviour (challenges, loss, duplication, reordering, delay, silence,
+ * malformed answers) comes from the spec's SimBehaviour and is deterministic from its seed.
+ */
+import { encodeChallengeResponse } from '../protocol/valve/a2s-challenge';
+import { encodeInfoResponse, type A2SInfo } from '../protocol/valve/a2s-info';
+import { encodePingResponse } from '../protocol/valve/a2a-ping';
+import { encodePlayersResponse } from '../protocol/valve/a2s-player';
+import { decodeRequest } from '../protocol/valve/a2s-request';
+import { encodeRulesResponse } from '../protocol/valve/a2s-rules';
+import { splitResponse } from '../protocol/valve/split-response';
+import { playersOf, rulesOf } from './content';
+import type { SimBehaviour, SimServerSpec } from './fleet-spec';
+import { SIM_GAMES } from './games';
+import { behaviourOf } from './make-fleet';
+import { Random, hash32, hashString } from './random';
+
+const THE_SHIP_APP_ID = 2400;
+const GOLDSRC_APP_IDS = new Set(SIM_GAMES.filter((g) => g.engine === 'goldsrc').map((g) => g.appId));
+
+/** Datagrams to send, and after how long. */
+export interface SimReply {
+  datagrams: Buffer[];
+  delayMs: number;
+}
+
+export interface SimServerStats {
+  requests: number;
+  garbage: number;
+  challengesSent: number;
+  repliesSent: number;
+  datagramsDropped: number;
+}
+
+type ContentKind = 'source-info' | 'goldsrc-info' | 'players' | 'rules';
+
+export class SimServer {
+  readonly behaviour: SimBehaviour;
+  private readonly random: Random;
+  private readonly cache = new Map<ContentKind, Buffer[]>();
+  private nextSplitId: number;
+  readonly stats: SimServerStats = { requests: 0, garbage: 0, challengesSent: 0, repliesSent: 0, datagramsDropped: 0 };
+
+  constructor(readonly spec: SimServerSpec) {
+    this.behaviour = behaviourOf(spec);
+    this.random = new Random(hash32(spec.seed ?? 0, 3));
+    this.nextSplitId = hash32(spec.seed ?? 0, 4) & 0x7fffffff;
+  }
+
+  /** The challenge this server hands one client: stable per client, like a real server's. */
+  challengeFor(clientKey: string): Buffer {
+    let value = hash32(this.spec.seed ?? 0, hashString(clientKey));
+    if (value === 0xffffffff) value = 0x12345678;
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(value);
+    return b;
+  }
+
+  /** The answer to one request from `clientKey` ("address|port"); null = say nothing. */
+  respond(request: Buffer, clientKey: string): SimReply | null {
+    this.stats.requests += 1;
+    if (this.behaviour.silent) return null;
+    let decoded;
+    try {
+      decoded = decodeRequest(request);
+    } catch {
+      this.stats.garbage += 1;
+      return null;
+    }
+    const b = this.behaviour;
+    const challenged = (wanted: boolean): boolean => wanted && !(decoded.challenge?.equals(this.challengeFor(clientKey)) ?? false);
+    let datagrams: Buffer[];
+    switch (decoded.kind) {
+      case 'getchallenge':
+        datagrams = [this.challengeReply(clientKey)];
+        break;
+      case 'ping':
+        datagrams = [encodePingResponse()];
+        break;
+      case 'info':
+        if (challenged(b.challenge === 'all')) datagrams = [this.challengeReply(clientKey)];
+        else datagrams = this.infoDatagrams();
+        break;
+      case 'players':
+      case 'rules': {
+        if (decoded.kind === 'rules' && !b.answersRules) return null;
+        const needs = b.challenge !== 'none' || b.legacyChallenge;
+        if (challenged(needs)) {
+          // Legacy servers ignore -1 and hand out challenges only through `W`.
+          if (b.legacyChallenge && decoded.challenge === undefined) return null;
+          datagrams = [this.challengeReply(clientKey)];
+        } else {
+          datagrams = this.freshIds(this.content(decoded.kind));
+        }
+        break;
+      }
+    }
+    this.stats.repliesSent += 1;
+    return { datagrams: this.disturb(datagrams), delayMs: b.delayMs };
+  }
+
+  private challengeReply(clientKey: string): Buffer {
+    this.stats.challengesSent += 1;
+    return encodeChallengeResponse(this.challengeFor(clientKey));
+  }
+
+  private infoDatagrams(): Buffer[] {
+    const format = this.behaviour.infoFormat;
+    const out: Buffer[] = [];
+    if (format === 'goldsrc' || format === 'both') out.push(...this.content('goldsrc-info'));
+    if (format === 'source' || format === 'both') out.push(...this.content('source-info'));
+    if (this.behaviour.malformed) return out.map((d) => d.subarray(0, Math.max(6, Math.floor(d.length / 2))));
+    return this.freshIds(out);
+  }
+
+  /** Replies never change (the state is fixed), so each is encoded, compressed and split once. */
+  private content(kind: ContentKind): Buffer[] {
+    let datagrams = this.cache.get(kind);
+    if (!datagrams) {
+      datagrams = this.split(this.encode(kind));
+      this.cache.set(kind, datagrams);
+    }
+    return datagrams;
+  }
+
+  private encode(kind: ContentKind): Buffer {
+    const { state } = this.spec;
+    switch (kind) {
+      case 'source-info':
+        return encodeInfoResponse(sourceInfoOf(this.spec));
+      case 'goldsrc-info':
+        return encodeInfoResponse(goldSrcInfoOf(this.spec));
+      case 'players': {
+        const players = playersOf(this.spec).map((p, index) => {
+          const entry = { index, name: p.name, score: p.score, duration: p.durationSeconds };
+          return p.deaths === undefined ? entry : { ...entry, deaths: p.deaths, money: p.money ?? 0 };
+        });
+        return encodePlayersResponse({ count: players.length, players }, { appId: state.appId & 0xffff });
+      }
+      case 'rules': {
+        const rules = rulesOf(this.spec);
+        return encodeRulesResponse({ count: rules.length, rules });
+      }
+    }
+  }
+
+  private split(payload: Buffer): Buffer[] {
+    const b = this.behaviour;
+    if (payload.length <= b.maxPacketBytes) return [payload];
+    return splitResponse(payload, {
+      format: b.splitFormat,
+      id: 0,
+      maxPacketBytes: b.maxPacketBytes,
+      compress: b.compress && b.splitFormat === 'source',
+      sizeField: b.sizeField,
+    });
+  }
+
+  /** A new response id per reply (as real servers count them), keeping the compressed bit. */
+  private freshIds(datagrams: Buffer[]): Buffer[] {
+    if (datagrams.length < 2 && !(datagrams[0] !== undefined && datagrams[0].readInt32LE(0) === -2)) return datagrams;
+    this.nextSplitId = (this.nextSplitId + 1) & 0x7fffffff;
+    return datagrams.map((d) => {
+      if (d.readInt32LE(0) !== -2) return d;
+      const copy = Buffer.from(d);
+      const compressedBit = this.behaviour.splitFormat === 'source' ? (d.readUInt32LE(4) & 0x80000000) >>> 0 : 0;
+      copy.writeUInt32LE((this.nextSplitId | compressedBit) >>> 0, 4);
+      return copy;
+    });
+  }
+
+  /** Loss, duplication and reordering, drawn from the server's own generator. */
+  private disturb(datagrams: Buffer[]): Buffer[] {
+    const b = this.behaviour;
+    if (b.lossRate === 0 && b.duplicateRate === 0 && !b.reorder) return datagrams;
+    const out: Buffer[] = [];
+    for (const d of datagrams) {
+      if (this.random.chance(b.lossRate)) {
+        this.stats.datagramsDropped += 1;
+        continue;
+      }
+      out.push(d);
+      if (this.random.chance(b.duplicateRate)) out.push(d);
+    }
+    return b.reorder && out.length > 1 ? this.random.shuffle(out) : out;
+  }
+}
+
+function theShipOf(spec: SimServerSpec): { mode: number; witnesses: number; duration: number } | undefined {
+  if (spec.state.appId !== THE_SHIP_APP_ID) return undefined;
+  const random = new Random(hash32(spec.seed ?? 0, 5));
+  return { mode: random.int(0, 5), witnesses: random.int(1, 4), duration: random.int(2, 5) };
+}
+
+/** The Source `I` reply a spec's state makes. App ids above 65535 go out masked, whole in gameId. */
+export function sourceInfoOf(spec: SimServerSpec): A2SInfo {
+  const { state } = spec;
+  const theShip = theShipOf(spec);
+  return {
+    type: 'source',
+    protocol: GOLDSRC_APP_IDS.has(state.appId) ? 48 : 17,
+    name: state.name,
+    map: state.map,
+    folder: state.folder,
+    game: state.game,
+    appId: state.appId & 0xffff,
+    players: Math.min(state.players, 255),
+    maxPlayers: Math.min(state.maxPlayers, 255),
+    bots: Math.min(state.bots, 255),
+    serverType: state.serverType,
+    environment: state.environment,
+    visibility: state.passwordProtected ? 1 : 0,
+    vac: state.vacSecured ? 1 : 0,
+    ...(theShip ? { theShip } : {}),
+    version: state.version,
+    port: state.gamePort,
+    steamId: String(90000000000000000n + BigInt(hash32(spec.seed ?? 0, 6))),
+    ...(state.keywords.length > 0 ? { keywords: state.keywords.join(',') } : {}),
+    gameId: String(state.appId),
+  };
+}
+
+/** The obsolete GoldSrc `m` reply a spec's state makes. */
+export function goldSrcInfoOf(spec: SimServerSpec): A2SInfo {
+  const { state } = spec;
+  return {
+    type: 'goldsrc',
+    address: `${spec.host.includes(':') ? `[${spec.host}]` : spec.host}:${state.gamePort}`,
+    name: state.name,
+    map: state.map,
+    folder: state.folder,
+    game: state.game,
+    players: Math.min(state.players, 255),
+    maxPlayers: Math.min(state.maxPlayers, 255),
+    protocol: 47,
+    serverType: state.serverType.toUpperCase(),
+    environment: state.environment.toUpperCase(),
+    visibility: state.passwordProtected ? 1 : 0,
+    isMod: 0,
+    vac: state.vacSecured ? 1 : 0,
+    bots: Math.min(state.bots, 255),
+  };
+}
