@@ -22,6 +22,8 @@ export interface SplitResponseOptions {
   sizeField?: boolean;
 }
 
+const MIN_FRAGMENT_BYTES = 16;
+
 function chunk(data: Buffer, size: number): Buffer[] {
   const chunks: Buffer[] = [];
   for (let at = 0; at < data.length; at += size) chunks.push(data.subarray(at, at + size));
@@ -31,7 +33,8 @@ function chunk(data: Buffer, size: number): Buffer[] {
 export function splitResponse(payload: Buffer, options: SplitResponseOptions): Buffer[] {
   if (options.format === 'goldsrc') return splitGoldSrc(payload, options);
   const maxBytes = options.maxPacketBytes ?? DEFAULT_SOURCE_SPLIT_BYTES;
-  if (maxBytes < 1 || maxBytes > 0xffff) throw new ProtocolError('INVALID_ARGUMENT', `maxPacketBytes must be 1..65535, got ${maxBytes}`);
+  // Fragment 0 must hold the whole inner header (or size, CRC32 and "BZh") for the layout to be detected.
+  if (maxBytes < MIN_FRAGMENT_BYTES || maxBytes > 0xffff) throw new ProtocolError('INVALID_ARGUMENT', `maxPacketBytes must be ${MIN_FRAGMENT_BYTES}..65535, got ${maxBytes}`);
   const compress = options.compress ?? false;
   const data = compress
     ? Buffer.concat([new PacketWriter().i32le(payload.length).u32le(crc32(payload)).toBuffer(), compressBzip2(payload)])
@@ -49,9 +52,9 @@ export function splitResponse(payload: Buffer, options: SplitResponseOptions): B
 /** GoldSrc needs 2..15 fragments (its nibble), so a payload that fits one fragment is still halved. */
 function splitGoldSrc(payload: Buffer, options: SplitResponseOptions): Buffer[] {
   const maxBytes = options.maxPacketBytes ?? DEFAULT_GOLDSRC_SPLIT_BYTES;
-  if (maxBytes < 1) throw new ProtocolError('INVALID_ARGUMENT', `maxPacketBytes must be positive, got ${maxBytes}`);
-  if (payload.length < 2) throw new ProtocolError('INVALID_ARGUMENT', 'a GoldSrc split needs at least 2 payload bytes');
-  const chunks = chunk(payload, Math.min(maxBytes, Math.ceil(payload.length / 2)));
+  if (maxBytes < MIN_FRAGMENT_BYTES) throw new ProtocolError('INVALID_ARGUMENT', `maxPacketBytes must be at least ${MIN_FRAGMENT_BYTES}, got ${maxBytes}`);
+  if (payload.length <= 4) throw new ProtocolError('INVALID_ARGUMENT', 'a GoldSrc split needs more than the 4 header bytes');
+  const chunks = chunk(payload, Math.min(maxBytes, Math.max(4, Math.ceil(payload.length / 2))));
   if (chunks.length > MAX_GOLDSRC_FRAGMENTS) throw new ProtocolError('SPLIT_LIMIT', `${payload.length} bytes need ${chunks.length} GoldSrc fragments, more than ${MAX_GOLDSRC_FRAGMENTS}`);
   return chunks.map((part, number) => new PacketWriter().i32le(SPLIT_PACKET_HEADER).u32le(options.id >>> 0).u8((number << 4) | chunks.length).bytes(part).toBuffer());
 }
