@@ -1,0 +1,127 @@
+/**
+ * `gsindex master`: list a Valve UDP master (default hl2master.steampowered.com:27011), or with
+ * --steam-web-api the Steam Web API's GetServerList (key from STEAM_WEB_API_KEY, base URL from
+ * STEAM_WEB_API_URL). Prints one address per line and the count on standard error, or with --json
+ * {"servers":["ip:port",...],"complete":bool,"resumeFrom":"ip:port"|null}.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_VALVE_MASTER_HOST, DEFAULT_VALVE_MASTER_PORT } from '../../protocol/defaults';
+import { isProtocolError } from '../../protocol/errors';
+import { parseMasterFilter } from '../../protocol/master/master-filter';
+import { MASTER_REGIONS, type MasterRegionName, formatAddress, masterRegionName, parseIpv4Address } from '../../protocol/master/valve-master-codec';
+import { listValveMaster } from '../../protocol/master/valve-master';
+import { type CommandIo, parseHostPort, processIo } from './io';
+
+const USAGE = `usage: gsindex master [--host H:P] [--region all|${Object.keys(MASTER_REGIONS).join('|')}]
+                      [--filter '\\gamedir\\cstrike'] [--seed IP:PORT] [--json] [--rate N]
+                      [--timeout MS] [--retries N]
+       gsindex master --steam-web-api [--filter ...] [--json] [--rate N]
+  --rate N     requests per minute (0 = unpaced; for simulators only)
+  --seed       resume a listing where a previous one stopped (with --region all: add --start-region)
+Environment for --steam-web-api: STEAM_WEB_API_KEY (required), STEAM_WEB_API_URL (base URL override).`;
+
+export interface MasterCommandEnv {
+  steamWebApiKey?: string;
+  steamWebApiUrl?: string;
+}
+
+function envFromProcess(): MasterCommandEnv {
+  return { steamWebApiKey: process.env.STEAM_WEB_API_KEY, steamWebApiUrl: process.env.STEAM_WEB_API_URL };
+}
+
+function regionCode(name: string, option: string): number | 'all' {
+  if (name === 'all') return 'all';
+  if (name in MASTER_REGIONS) return MASTER_REGIONS[name as MasterRegionName];
+  throw new Error(`${option} ${JSON.stringify(name)} is not one of all, ${Object.keys(MASTER_REGIONS).join(', ')}`);
+}
+
+export function printListing(io: CommandIo, json: boolean, result: { servers: string[]; complete: boolean; resumeFrom: string | null }, hint: string): void {
+  if (json) {
+    io.out(JSON.stringify({ servers: result.servers, complete: result.complete, resumeFrom: result.resumeFrom }) + '\n');
+  } else {
+    if (result.servers.length > 0) io.out(result.servers.join('\n') + '\n');
+    io.err(`${result.servers.length} servers${result.complete ? '' : ` (INCOMPLETE${hint})`}\n`);
+  }
+}
+
+export async function runMaster(argv: string[], io: CommandIo, env: MasterCommandEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        host: { type: 'string' },
+        region: { type: 'string', default: 'all' },
+        'start-region': { type: 'string' },
+        filter: { type: 'string', default: '' },
+        seed: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        rate: { type: 'string' },
+        timeout: { type: 'string' },
+        retries: { type: 'string' },
+        'steam-web-api': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    io.err(`gsindex master: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE + '\n');
+    return 0;
+  }
+  try {
+    parseMasterFilter(values.filter); // a typo in --filter is reported here, not as an empty listing
+    const number = (text: string | undefined, option: string): number | undefined => {
+      if (text === undefined) return undefined;
+      const n = Number(text);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`${option} must be a non-negative number`);
+      return n;
+    };
+    const rate = number(values.rate, '--rate');
+    const timeoutMs = number(values.timeout, '--timeout');
+    const retries = number(values.retries, '--retries');
+    const controller = new AbortController();
+    const onSigint = (): void => controller.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      if (values['steam-web-api']) {
+        const { runSteamWebApiListing } = require('./master-steam') as typeof import('./master-steam');
+        return await runSteamWebApiListing({ io, env, filter: values.filter, json: values.json, rate, timeoutMs, signal: controller.signal });
+      }
+      const { host, port } = parseHostPort(values.host ?? `${DEFAULT_VALVE_MASTER_HOST}:${DEFAULT_VALVE_MASTER_PORT}`, DEFAULT_VALVE_MASTER_PORT);
+      const region = regionCode(values.region, '--region');
+      const startRegion = values['start-region'] === undefined ? undefined : regionCode(values['start-region'], '--start-region');
+      const result = await listValveMaster({
+        host,
+        port,
+        region,
+        startRegion: startRegion === 'all' ? undefined : startRegion,
+        filter: values.filter,
+        seed: values.seed === undefined ? undefined : parseIpv4Address(values.seed),
+        pacing: rate === undefined ? undefined : rate === 0 ? false : { requestsPerMinute: rate },
+        timeoutMs,
+        retries,
+        signal: controller.signal,
+      });
+      const resumeRegion = result.resumeRegion === null ? '' : (masterRegionName(result.resumeRegion) ?? String(result.resumeRegion));
+      const hint = result.resumeFrom === null
+        ? ''
+        : `: ${result.stoppedBy?.message ?? 'stopped'}; resume with --region ${region === 'all' ? `all --start-region ${resumeRegion}` : resumeRegion} --seed ${formatAddress(result.resumeFrom)}`;
+      printListing(io, values.json, { servers: result.servers.map(formatAddress), complete: result.complete, resumeFrom: result.resumeFrom && formatAddress(result.resumeFrom) }, hint);
+      if (values.json && !result.complete) io.err(`gsindex master: incomplete${hint}\n`);
+      return result.complete ? 0 : 3;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  } catch (err) {
+    io.err(`gsindex master: ${isProtocolError(err) ? `${err.code}: ${err.message}` : (err as Error).message}\n`);
+    return isProtocolError(err) ? 1 : 2;
+  }
+}
+
+export function run(argv: string[]): Promise<number> {
+  return runMaster(argv, processIo, envFromProcess());
+}

@@ -1,0 +1,1 @@
+export { makeListFleet as makeListTestFleet } from '../../src/simulator/list-fleet';
