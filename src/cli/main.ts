@@ -10,6 +10,7 @@ const load = (path: string): Promise<CommandModule> => Promise.resolve().then(()
 
 const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   query: { summary: 'query one game server (info, players, rules)', load: () => load('./commands/query') },
+  master: { summary: 'list a Valve master server or the Steam Web API', load: () => load('./commands/master') },
   decode: { summary: 'decode captured responses from hex on standard input', load: () => load('./commands/decode') },
   migrate: { summary: 'apply the database migrations (safe to repeat)', load: () => load('./commands/migrate') },
 };
