@@ -60,4 +60,9 @@ export interface ServerStatus {
   /** Raw key/values as the server sent them (older protocols), for clients that want everything. */
   raw: Record<string, string> | null;
   pingMs: number | null;
+  /** A2S server type, when the protocol says: dedicated, listen or SourceTV proxy. */
+  serverType?: 'dedicated' | 'listen' | 'proxy' | null;
+  /** SourceTV port and name (A2S EDF 0x40), when present. */
+  tvPort?: number | null;
+  tvName?: string | null;
 }

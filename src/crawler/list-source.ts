@@ -1,0 +1,63 @@
+/**
+ * What the crawler needs from a list source (a Valve master, the Steam Web API, a management server,
+ * a fixed address list): the splits to list (Valve regions, query splits) and, per split, the
+ * servers it found. Adapters over the protocol library live in src/crawler/sources/.
+ */
+import type { ProtocolId, ServerStatus } from '../protocol/status';
+
+/** One listing unit of a source. `region` is a Valve region code, or -1 when the source has none. */
+export interface ListSplit {
+  region: number;
+  /** Query split description ('' for none). */
+  split: string;
+}
+
+/** State a source reports itself (management registrations; Steam Web API records). */
+export type ReportedState = Partial<Omit<ServerStatus, 'protocol'>> & { players: number; maxPlayers: number };
+
+export interface ListedServer {
+  /** IP literal, or a host name (never resolved unless allow-listed). */
+  host: string;
+  queryPort: number;
+  gamePort?: number | null;
+  /** Defaults to the split's region. */
+  region?: number | null;
+  /** @defaultValue 'source' */
+  protocol?: ProtocolId;
+  /** Registered with a management server: never queried; `reported` is its state, sampled as is. */
+  managed?: boolean;
+  reported?: ReportedState | null;
+}
+
+export interface ListingResult {
+  servers: ListedServer[];
+  /** The listing stopped short (rate limit, cap, timeout): absences must not count. */
+  partial: boolean;
+  error?: string;
+}
+
+export interface ListSource {
+  splits(): ListSplit[];
+  list(split: ListSplit, signal: AbortSignal): Promise<ListingResult>;
+}
+
+/** The master_source row as the crawler sees it. */
+export interface SourceRecord {
+  id: number;
+  name: string;
+  kind: 'VALVE_UDP' | 'STEAM_WEB_API' | 'MANAGEMENT' | 'ADDRESS_LIST';
+  host: string;
+  port: number | null;
+  filter: string;
+  regions: number[];
+  intervalMs: number;
+  enabled: boolean;
+  options: unknown;
+}
+
+export type ListSourceFactory = (source: SourceRecord) => ListSource;
+
+/** The region a split stands for, as a label safe inside job ids and batch keys. */
+export function splitLabel(split: ListSplit, index: number): string {
+  return `${split.region < 0 ? 'all' : `r${split.region}`}-${index}`;
+}

@@ -1,0 +1,35 @@
+/**
+ * What the crawler needs from the query side: one target in, one outcome out. An unreachable or
+ * broken game server is an outcome ('failed' with its ProtocolError code), never a thrown error;
+ * a Querier throws only when our side fails.
+ */
+import type { ServerStatus } from '../protocol/status';
+
+export interface QueryTarget {
+  serverId: number;
+  host: string;
+  queryPort: number;
+  protocol: string;
+}
+
+export type QueryOutcome =
+  | { kind: 'answered'; status: ServerStatus; pingMs: number | null }
+  | { kind: 'failed'; code: string; message?: string };
+
+export interface Querier {
+  query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome>;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T, index);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}

@@ -1,0 +1,118 @@
+/**
+ * Crawl bookkeeping: a crawl of one source, its listing runs (one per region / split) and its query
+ * batches. Everything is keyed deterministically and guarded in SQL, so every step can be retried.
+ */
+import type { Db } from '../../shared/db';
+import type { ListSplit, SourceRecord } from '../list-source';
+
+export interface CrawlRecord {
+  id: number;
+  key: string;
+  sourceId: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface RunRecord {
+  id: number;
+  region: number;
+  split: string;
+  finished: boolean;
+}
+
+/** Creates the crawl and its runs, or finds them when the key exists (a retried start job). */
+export async function openCrawl(db: Db, input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] }): Promise<CrawlRecord> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`
+      INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId}, ${input.startedAt})
+      ON CONFLICT (key) DO NOTHING`;
+    const crawl = await tx.crawl.findUniqueOrThrow({ where: { key: input.key } });
+    if (input.splits.length > 0) {
+      const runs = JSON.stringify(input.splits.map((s) => ({ region: s.region, split: s.split })));
+      await tx.$executeRaw`
+        INSERT INTO crawl_run (crawl_id, region, split, started_at)
+        SELECT ${crawl.id}, x.region, x.split, ${crawl.startedAt} FROM jsonb_to_recordset(${runs}::jsonb) AS x(region int, split text)
+        ON CONFLICT DO NOTHING`;
+    }
+    return { id: crawl.id, key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
+  });
+}
+
+export async function getCrawl(db: Db, crawlId: number): Promise<CrawlRecord | null> {
+  const c = await db.crawl.findUnique({ where: { id: crawlId } });
+  return c && { id: c.id, key: c.key, sourceId: c.sourceId, startedAt: c.startedAt, finishedAt: c.finishedAt };
+}
+
+export async function listRuns(db: Db, crawlId: number): Promise<RunRecord[]> {
+  const runs = await db.crawlRun.findMany({ where: { crawlId }, orderBy: { id: 'asc' } });
+  return runs.map((r) => ({ id: r.id, region: r.region, split: r.split, finished: r.finishedAt !== null }));
+}
+
+export async function pendingBatchKeys(db: Db, crawlId: number): Promise<string[]> {
+  const rows = await db.crawlBatch.findMany({ where: { crawlId, doneAt: null }, select: { batchKey: true }, orderBy: { batchKey: 'asc' } });
+  return rows.map((r) => r.batchKey);
+}
+
+export async function batchServerIds(db: Db, crawlId: number, batchKey: string): Promise<{ serverIds: number[]; done: boolean } | null> {
+  const b = await db.crawlBatch.findUnique({ where: { crawlId_batchKey: { crawlId, batchKey } } });
+  return b && { serverIds: b.serverIds, done: b.doneAt !== null };
+}
+
+/** Every run listed and every batch written, and not finished yet. */
+export async function isCrawlComplete(db: Db, crawlId: number): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ complete: boolean }[]>`
+    SELECT (c.finished_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM crawl_run r WHERE r.crawl_id = c.id AND r.finished_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM crawl_batch b WHERE b.crawl_id = c.id AND b.done_at IS NULL)) AS complete
+    FROM crawl c WHERE c.id = ${crawlId}`;
+  return row?.complete ?? false;
+}
+
+export interface FinishResult {
+  finished: boolean;
+  delisted: number;
+  missed: number;
+}
+
+/**
+ * Closes the crawl once: servers of its source that it did not list miss one listing, and after
+ * `delistAfterMissedCrawls` in a row become DELISTED. A partial crawl counts no absences.
+ */
+export async function finishCrawl(db: Db, crawlId: number, options: { delistAfterMissedCrawls: number; fakePortsPerIp: number }): Promise<FinishResult> {
+  return db.$transaction(async (tx) => {
+    const closed = await tx.$queryRaw<{ source_id: number; started_at: Date; partial: boolean }[]>`
+      UPDATE crawl c SET finished_at = now(),
+        partial = c.partial OR EXISTS (SELECT 1 FROM crawl_run r WHERE r.crawl_id = c.id AND r.partial)
+      WHERE c.id = ${crawlId} AND c.finished_at IS NULL
+      RETURNING c.source_id, c.started_at, c.partial`;
+    const crawl = closed[0];
+    if (crawl === undefined) return { finished: false, delisted: 0, missed: 0 };
+    let missed = 0;
+    let delisted = 0;
+    if (!crawl.partial) {
+      const rows = await tx.$queryRaw<{ status: string }[]>`
+        UPDATE game_server g SET missed_listings = g.missed_listings + 1,
+          status = CASE WHEN g.missed_listings + 1 >= ${options.delistAfterMissedCrawls} THEN 'DELISTED'::"GameServerStatus" ELSE g.status END,
+          updated_at = now()
+        WHERE g.source_id = ${crawl.source_id} AND g.status <> 'DELISTED'
+          AND (g.last_listed_at IS NULL OR g.last_listed_at < ${crawl.started_at})
+        RETURNING g.status::text AS status`;
+      missed = rows.length;
+      delisted = rows.filter((r) => r.status === 'DELISTED').length;
+    }
+    if (options.fakePortsPerIp > 0) {
+      // Farms of fake servers: hundreds of query ports on one IP.
+      await tx.$executeRaw`
+        UPDATE game_server g SET suspected_fake = true, updated_at = now()
+        WHERE NOT g.suspected_fake AND g.ip IN (
+          SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
+          GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})`;
+    }
+    return { finished: true, delisted, missed };
+  });
+}
+
+export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {
+  const s = await db.masterSource.findUnique({ where: { id: sourceId } });
+  return s && { id: s.id, name: s.name, kind: s.kind, host: s.host, port: s.port, filter: s.filter, regions: s.regions, intervalMs: s.intervalMs, enabled: s.enabled, options: s.options };
+}

@@ -1,0 +1,102 @@
+import { finishCrawl, isCrawlComplete, listRuns, openCrawl } from '../../src/crawler/store/crawl-store';
+import { ensureSamplePartition } from '../../src/crawler/store/partitions';
+import { recordListing, writeBatchOutcomes, type ListingRow } from '../../src/crawler/store/server-store';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { makeStatus } from '../helpers/status';
+
+const row = (port: number, extra: Partial<ListingRow> = {}): ListingRow => ({
+  address: '127.0.0.1', ip: '127.0.0.1', queryPort: port, gamePort: null, region: 3, protocol: 'source',
+  notQueryable: false, isRelay: false, managed: false, reported: null, ...extra,
+});
+
+describe('server store', () => {
+  let t: TestDatabase;
+  let sourceId: number;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    sourceId = (await t.db.masterSource.create({ data: { name: 'src', kind: 'ADDRESS_LIST', host: '127.0.0.1' } })).id;
+  });
+  afterAll(async () => t.drop());
+
+  async function crawl(key: string, ports: number[], outcome: (id: number) => 'ok' | 'fail' = () => 'ok') {
+    const startedAt = new Date();
+    const c = await openCrawl(t.db, { key, sourceId, startedAt, splits: [{ region: 3, split: '' }] });
+    await ensureSamplePartition(t.db, c.startedAt);
+    const [run] = await listRuns(t.db, c.id);
+    const listing = await recordListing(t.db, {
+      crawlId: c.id, crawlAt: c.startedAt, runId: run!.id, sourceId, label: 'r3-0', batchSize: 2, partial: false, error: null,
+      rows: ports.map((p) => row(p)),
+    });
+    for (const key of listing.batchKeys) {
+      const batch = await t.db.crawlBatch.findUniqueOrThrow({ where: { crawlId_batchKey: { crawlId: c.id, batchKey: key } } });
+      const outcomes = batch.serverIds.map((id) =>
+        outcome(id) === 'ok'
+          ? { serverId: id, kind: 'answered' as const, status: makeStatus({ name: `s${id}`, players: id % 7 }), pingMs: 5 }
+          : { serverId: id, kind: 'failed' as const, code: 'TIMEOUT' },
+      );
+      const first = await writeBatchOutcomes(t.db, { crawlId: c.id, crawlAt: c.startedAt, batchKey: key, offlineAfterFailures: 2, outcomes });
+      expect(first.duplicate).toBe(false);
+      const again = await writeBatchOutcomes(t.db, { crawlId: c.id, crawlAt: c.startedAt, batchKey: key, offlineAfterFailures: 2, outcomes });
+      expect(again.duplicate).toBe(true);
+    }
+    expect(await isCrawlComplete(t.db, c.id)).toBe(true);
+    const fin = await finishCrawl(t.db, c.id, { delistAfterMissedCrawls: 2, fakePortsPerIp: 0 });
+    expect(fin.finished).toBe(true);
+    expect((await finishCrawl(t.db, c.id, { delistAfterMissedCrawls: 2, fakePortsPerIp: 0 })).finished).toBe(false);
+    return c;
+  }
+
+  it('writes state and one sample per server per crawl, and a retried listing plans nothing new', async () => {
+    const c = await crawl('a', [27015, 27016, 27017]);
+    const servers = await t.db.gameServer.findMany({ orderBy: { queryPort: 'asc' } });
+    expect(servers).toHaveLength(3);
+    expect(servers.every((s) => s.status === 'ONLINE' && s.name === `s${s.id}` && s.playerNames === 'alice')).toBe(true);
+    expect(await t.db.serverSample.count()).toBe(3);
+    const crawlRow = await t.db.crawl.findUniqueOrThrow({ where: { id: c.id } });
+    expect(crawlRow).toMatchObject({ listed: 3, queried: 3, answered: 3, failed: 0, written: 3 });
+    const [run] = await listRuns(t.db, c.id);
+    const retry = await recordListing(t.db, {
+      crawlId: c.id, crawlAt: c.startedAt, runId: run!.id, sourceId, label: 'r3-0', batchSize: 2, partial: false, error: null, rows: [row(27015)],
+    });
+    expect(retry.alreadyDone).toBe(true);
+    expect(retry.batchKeys).toEqual(['r3-0-0', 'r3-0-1']);
+  });
+
+  it('N failures make a server OFFLINE with its last state kept; M missed listings DELIST it', async () => {
+    const victim = (await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).id;
+    await crawl('b', [27015, 27016, 27017], (id) => (id === victim ? 'fail' : 'ok'));
+    let s = await t.db.gameServer.findUniqueOrThrow({ where: { id: victim } });
+    expect(s).toMatchObject({ status: 'ONLINE', consecutiveFailures: 1, lastError: 'TIMEOUT' });
+    await crawl('c', [27015, 27016, 27017], (id) => (id === victim ? 'fail' : 'ok'));
+    s = await t.db.gameServer.findUniqueOrThrow({ where: { id: victim } });
+    expect(s).toMatchObject({ status: 'OFFLINE', consecutiveFailures: 2, name: `s${victim}`, map: 'de_dust2' });
+    expect(await t.db.serverSample.count({ where: { gameServerId: victim } })).toBe(3);
+    expect(await t.db.serverSample.count({ where: { gameServerId: victim, online: false } })).toBe(2);
+
+    // 27017 disappears from its source: one miss, then DELISTED; listed again, it comes back.
+    await crawl('d', [27015, 27016]);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27017 } })).status).toBe('ONLINE');
+    await crawl('e', [27015, 27016]);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27017 } })).status).toBe('DELISTED');
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).status).toBe('ONLINE');
+    await crawl('f', [27015, 27016, 27017]);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27017 } })).status).toBe('ONLINE');
+  });
+
+  it('samples management registrations as reported, never planning a query for them, and survives hostile text', async () => {
+    const c = await openCrawl(t.db, { key: 'm', sourceId, startedAt: new Date(), splits: [{ region: -1, split: '' }] });
+    const [run] = await listRuns(t.db, c.id);
+    const res = await recordListing(t.db, {
+      crawlId: c.id, crawlAt: c.startedAt, runId: run!.id, sourceId, label: 'all-0', batchSize: 10, partial: false, error: null,
+      rows: [
+        row(40000, { address: 'bombergame.example.org', ip: null, notQueryable: true, managed: true, protocol: 'bomberman', region: null,
+          reported: { name: 'bomb\u0000er \ud800', players: 22, maxPlayers: 4, map: 'Standard A' } }),
+        row(40001, { notQueryable: true }),
+      ],
+    });
+    expect(res.batchKeys).toEqual([]);
+    const s = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 40000 } });
+    expect(s).toMatchObject({ status: 'ONLINE', players: 22, maxPlayers: 4, name: 'bomber \ufffd', managementRegistered: true, protocol: 'bomberman' });
+    expect(await t.db.serverSample.count({ where: { gameServerId: s.id } })).toBe(1);
+  });
+});
