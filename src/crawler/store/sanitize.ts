@@ -9,7 +9,6 @@ export function cleanText(value: string): string;
 export function cleanText(value: string | null | undefined): string | null;
 export function cleanText(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
-  // eslint-disable-next-line no-control-regex
   return value.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd');
 }
 
