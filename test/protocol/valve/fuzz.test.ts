@@ -63,7 +63,10 @@ function mutate(input: Buffer, corpus: readonly Buffer[]): Buffer {
     case 0:
       return b.subarray(0, int(b.length + 1));
     case 1: {
-      for (let n = 1 + int(4); n > 0 && b.length > 0; n--) b[int(b.length)] ^= 1 << int(8);
+      for (let n = 1 + int(4); n > 0 && b.length > 0; n--) {
+        const at = int(b.length);
+        b[at] = (b[at] ?? 0) ^ (1 << int(8));
+      }
       return b;
     }
     case 2: {
