@@ -59,7 +59,7 @@ export interface UdpTransportOptions {
 export interface UdpTransportStats {
   sent: number;
   received: number;
-  /** From an address:port we have no channel for. */
+  /** From an address:port with no exchange under way: foreign packets, and late replies (answers to a re-send after the first answer settled the exchange). */
   droppedForeign: number;
   /** From a known remote but between exchanges, or refused by the handler. */
   droppedUnexpected: number;
