@@ -1,0 +1,78 @@
+/**
+ * `gsindex management serve [--host H] [--port N]`: run gsindex's management server alone (seed 002).
+ * `gsindex management list HOST[:PORT] [--json] [--timeout MS]`: print a remote management server's list;
+ * with --json, the `content` of its msRQueryGameServers answer (numeric strings normalised to numbers).
+ */
+import { parseArgs } from 'node:util';
+import { MANAGEMENT_SERVER_PORT } from '../../protocol/defaults';
+import { isProtocolError } from '../../protocol/errors';
+import { queryManagementServer } from '../../protocol/master/management-client';
+import { type CommandIo, parseHostPort, processIo } from './io';
+
+const USAGE = `usage: gsindex management serve [--host H] [--port N]      (default 0.0.0.0:${MANAGEMENT_SERVER_PORT})
+       gsindex management list HOST[:PORT] [--json] [--timeout MS]`;
+
+async function serve(argv: string[], io: CommandIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, strict: true, options: { host: { type: 'string', default: '0.0.0.0' }, port: { type: 'string', default: String(MANAGEMENT_SERVER_PORT) } } });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0-65535');
+  const { createLogger } = require('../../shared/logger') as typeof import('../../shared/logger');
+  const { ManagementServer } = require('../../management/management-server') as typeof import('../../management/management-server');
+  const logger = createLogger('info', 'management');
+  const server = await ManagementServer.start({ host: values.host, port, logger });
+  io.err(`management server listening on ${server.address.host}:${server.address.port}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}
+
+async function list(argv: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: { type: 'boolean', default: false }, timeout: { type: 'string' } } });
+  if (positionals.length !== 1) throw new Error('list needs exactly one HOST[:PORT]');
+  const { host, port } = parseHostPort(positionals[0] ?? '', MANAGEMENT_SERVER_PORT);
+  const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new Error('--timeout must be a positive number of milliseconds');
+  const reply = await queryManagementServer({ host, port, timeoutMs });
+  if (values.json) {
+    io.out(JSON.stringify({ servers: reply.servers }) + '\n');
+  } else {
+    for (const s of reply.servers) {
+      const address = s.address.includes(':') ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+      const players = s.players ? `${s.players.current}/${s.players.max}` : '?/?';
+      const lobby = s.isLobbyOpen === null ? '' : s.isLobbyOpen ? ' lobby open' : ' in game';
+      const mode = s.gameplayMode === null ? '' : s.gameplayMode === 1 ? ' Standard A' : ' Standard A+B';
+      io.out(`${address}\t${players}${lobby}${mode}\t${s.name}\n`);
+    }
+    io.err(`${reply.servers.length} servers${reply.skipped > 0 ? ` (${reply.skipped} unreadable entries skipped)` : ''}\n`);
+  }
+  return 0;
+}
+
+export async function runManagement(argv: string[], io: CommandIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  try {
+    if (sub === 'serve') return await serve(rest, io);
+    if (sub === 'list') return await list(rest, io);
+    if (sub === '--help' || sub === '-h') {
+      io.out(USAGE + '\n');
+      return 0;
+    }
+    io.err(USAGE + '\n');
+    return 2;
+  } catch (err) {
+    io.err(`gsindex management: ${isProtocolError(err) ? `${err.code}: ${err.message}` : (err as Error).message}\n`);
+    return isProtocolError(err) ? 1 : 2;
+  }
+}
+
+export function run(argv: string[]): Promise<number> {
+  return runManagement(argv, processIo);
+}

@@ -1,0 +1,293 @@
+/**
+ * gsindex's own management server (seed 002): game servers connect over TCP (default port 51963), register
+ * themselves and report their stats; clients ask for the list. One game server per connection: registering
+ * again overwrites it, msUnregisterGameServer or closing the connection removes it, and no connection can
+ * touch another's server. Invalid JSON, unknown commands, invalid content, updates before registering and
+ * over-long lines get no answer (as in the seed): they are counted and logged at debug level. A connection
+ * that keeps sending garbage, too many connections from one address, or a client that does not read its
+ * answers, is closed.
+ *
+ * Registered addresses are text: nothing here resolves or contacts them. The crawler listens to the
+ * register / update / unregister events (or calls list()) and stores what the game servers report.
+ */
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_LINE_BYTES } from '../protocol/defaults';
+import {
+  MS_QUERY_GAME_SERVERS,
+  MS_REGISTER_GAME_SERVER,
+  MS_UNREGISTER_GAME_SERVER,
+  MS_UPDATE_GAME_SERVER_STATS,
+  type ManagementServerEntry,
+  encodeQueryGameServersReply,
+  parseManagementRequest,
+} from '../protocol/master/management-messages';
+
+/** The subset of pino's Logger this server uses (pino loggers fit as they are). */
+export interface ManagementLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+const SILENT: ManagementLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+
+export interface ManagementServerOptions {
+  /** @defaultValue '0.0.0.0' */
+  host?: string;
+  /** @defaultValue 51963; 0 picks a free port (tests). */
+  port?: number;
+  logger?: ManagementLogger;
+  /** A line longer than this is dropped. @defaultValue 16384 */
+  maxLineBytes?: number;
+  /** Invalid messages in a row after which a connection is closed. @defaultValue 10 */
+  maxInvalidMessages?: number;
+  /** Open connections per remote address; more are closed at once. @defaultValue 16 */
+  maxConnectionsPerAddress?: number;
+  /** Open connections in all. @defaultValue 4096 */
+  maxConnections?: number;
+  /** Unsent reply bytes after which a client that does not read is closed. @defaultValue 1 MiB */
+  maxPendingWriteBytes?: number;
+}
+
+/** A game server registered on one connection. */
+export interface RegisteredGameServer extends ManagementServerEntry {
+  /** Stable for the connection's life ("conn-<n>"); a re-registration on the same connection keeps it. */
+  id: string;
+  /** Where the registering connection came from (not necessarily `address`). */
+  remoteAddress: string;
+  registeredAt: Date;
+  updatedAt: Date;
+}
+
+export type UnregisterReason = 'command' | 'closed' | 'replaced';
+
+export interface ManagementServerStats {
+  connectionsAccepted: number;
+  connectionsRefused: number;
+  messages: number;
+  invalidJson: number;
+  unknownCommand: number;
+  invalidContent: number;
+  notRegistered: number;
+  overlongLines: number;
+  closedForGarbage: number;
+  closedSlowReaders: number;
+  queries: number;
+}
+
+interface ManagementServerEvents {
+  register: [server: RegisteredGameServer];
+  update: [server: RegisteredGameServer];
+  unregister: [server: RegisteredGameServer, reason: UnregisterReason];
+}
+
+export class ManagementServer extends EventEmitter<ManagementServerEvents> {
+  readonly stats: ManagementServerStats = {
+    connectionsAccepted: 0,
+    connectionsRefused: 0,
+    messages: 0,
+    invalidJson: 0,
+    unknownCommand: 0,
+    invalidContent: 0,
+    notRegistered: 0,
+    overlongLines: 0,
+    closedForGarbage: 0,
+    closedSlowReaders: 0,
+    queries: 0,
+  };
+  private readonly servers = new Map<string, RegisteredGameServer>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly sockets = new Set<net.Socket>();
+  private readonly server: net.Server;
+  private readonly logger: ManagementLogger;
+  private nextId = 1;
+  private listeningPort = 0;
+
+  private constructor(private readonly options: ManagementServerOptions) {
+    super();
+    this.logger = options.logger ?? SILENT;
+    this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  /** Starts listening; resolves once bound. */
+  static async start(options: ManagementServerOptions = {}): Promise<ManagementServer> {
+    const ms = new ManagementServer(options);
+    await new Promise<void>((resolve, reject) => {
+      ms.server.once('error', reject);
+      ms.server.listen(options.port ?? MANAGEMENT_SERVER_PORT, options.host ?? '0.0.0.0', () => {
+        ms.server.off('error', reject);
+        resolve();
+      });
+    });
+    ms.listeningPort = ms.address.port;
+    ms.logger.info({ port: ms.listeningPort }, 'management server listening');
+    return ms;
+  }
+
+  get address(): { host: string; port: number } {
+    const bound = this.server.address() as net.AddressInfo;
+    return { host: bound.address, port: bound.port };
+  }
+
+  /** The registered game servers, oldest registration first. */
+  list(): RegisteredGameServer[] {
+    return [...this.servers.values()].map((s) => ({ ...s, players: s.players && { ...s.players } }));
+  }
+
+  /** Stops accepting, closes every connection (their servers are unregistered: 'closed'). */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private accept(socket: net.Socket): void {
+    const remoteAddress = socket.remoteAddress ?? '?';
+    const open = this.perAddress.get(remoteAddress) ?? 0;
+    if (open >= (this.options.maxConnectionsPerAddress ?? 16) || this.sockets.size >= (this.options.maxConnections ?? 4096)) {
+      this.stats.connectionsRefused++;
+      this.logger.debug({ remoteAddress, open }, 'management connection refused: too many connections');
+      socket.destroy();
+      return;
+    }
+    this.stats.connectionsAccepted++;
+    this.perAddress.set(remoteAddress, open + 1);
+    this.sockets.add(socket);
+    socket.setKeepAlive(true, 60_000);
+    socket.setNoDelay(true);
+    const id = `conn-${this.nextId++}`;
+    const maxLineBytes = this.options.maxLineBytes ?? MAX_MANAGEMENT_LINE_BYTES;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let discarding = false; // inside an over-long line: drop bytes up to its newline
+    let invalidInARow = 0;
+
+    const refuse = (counter: 'invalidJson' | 'unknownCommand' | 'invalidContent' | 'notRegistered' | 'overlongLines', detail: string): void => {
+      this.stats[counter]++;
+      invalidInARow++;
+      this.logger.debug({ connection: id, remoteAddress, refusal: counter, detail }, 'management message dropped');
+      if (invalidInARow >= (this.options.maxInvalidMessages ?? 10)) {
+        this.stats.closedForGarbage++;
+        this.logger.warn({ connection: id, remoteAddress, invalidInARow }, 'management connection closed: it keeps sending invalid messages');
+        socket.destroy();
+      }
+    };
+
+    const handleLine = (bytes: Buffer): void => {
+      const line = bytes.toString('utf8').replace(/\r$/, '');
+      if (line.trim() === '') return;
+      this.stats.messages++;
+      const parsed = parseManagementRequest(line, { forbiddenPorts: [MANAGEMENT_SERVER_PORT, this.listeningPort] });
+      if (!parsed.ok) {
+        refuse(parsed.refusal === 'INVALID_JSON' ? 'invalidJson' : parsed.refusal === 'UNKNOWN_COMMAND' ? 'unknownCommand' : 'invalidContent', parsed.detail);
+        return;
+      }
+      const request = parsed.request;
+      const now = new Date();
+      switch (request.command) {
+        case MS_REGISTER_GAME_SERVER: {
+          const previous = this.servers.get(id);
+          if (previous) {
+            this.servers.delete(id);
+            this.emit('unregister', previous, 'replaced');
+          }
+          const registered: RegisteredGameServer = {
+            id,
+            remoteAddress,
+            name: request.content.serverName,
+            address: request.content.serverAddress,
+            port: request.content.serverPort,
+            players: null,
+            isLobbyOpen: null,
+            gameplayMode: null,
+            registeredAt: now,
+            updatedAt: now,
+          };
+          this.servers.set(id, registered);
+          this.logger.info({ connection: id, remoteAddress, name: registered.name, address: registered.address, port: registered.port }, 'game server registered');
+          this.emit('register', { ...registered });
+          break;
+        }
+        case MS_UPDATE_GAME_SERVER_STATS: {
+          const registered = this.servers.get(id);
+          if (!registered) {
+            refuse('notRegistered', 'stats from a connection with no registered game server');
+            return;
+          }
+          registered.players = { ...request.content.players };
+          registered.isLobbyOpen = request.content.isLobbyOpen;
+          registered.gameplayMode = request.content.gameplayMode;
+          registered.updatedAt = now;
+          this.emit('update', { ...registered, players: { ...request.content.players } });
+          break;
+        }
+        case MS_UNREGISTER_GAME_SERVER: {
+          const registered = this.servers.get(id);
+          if (registered) {
+            this.servers.delete(id);
+            this.logger.info({ connection: id, remoteAddress, name: registered.name }, 'game server unregistered');
+            this.emit('unregister', registered, 'command');
+          }
+          break;
+        }
+        case MS_QUERY_GAME_SERVERS:
+          this.stats.queries++;
+          socket.write(encodeQueryGameServersReply(this.list()));
+          if (socket.writableLength > (this.options.maxPendingWriteBytes ?? 1024 * 1024)) {
+            this.stats.closedSlowReaders++;
+            this.logger.warn({ connection: id, remoteAddress }, 'management connection closed: it does not read its answers');
+            socket.destroy();
+          }
+          break;
+      }
+      invalidInARow = 0;
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      let start = 0;
+      for (let nl = chunk.indexOf(0x0a); nl >= 0 && !socket.destroyed; nl = chunk.indexOf(0x0a, start)) {
+        const piece = chunk.subarray(start, nl);
+        start = nl + 1;
+        if (discarding) {
+          discarding = false;
+          continue;
+        }
+        if (pendingBytes + piece.length > maxLineBytes) {
+          pending = [];
+          pendingBytes = 0;
+          refuse('overlongLines', `line longer than ${maxLineBytes} bytes`);
+          continue;
+        }
+        const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        pending = [];
+        pendingBytes = 0;
+        handleLine(line);
+      }
+      if (socket.destroyed || start >= chunk.length || discarding) return;
+      const rest = chunk.subarray(start);
+      if (pendingBytes + rest.length > maxLineBytes) {
+        pending = [];
+        pendingBytes = 0;
+        discarding = true;
+        refuse('overlongLines', `line longer than ${maxLineBytes} bytes`);
+        return;
+      }
+      pending.push(Buffer.from(rest));
+      pendingBytes += rest.length;
+    });
+    socket.on('error', () => undefined); // resets are normal; 'close' follows
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      const left = (this.perAddress.get(remoteAddress) ?? 1) - 1;
+      if (left <= 0) this.perAddress.delete(remoteAddress);
+      else this.perAddress.set(remoteAddress, left);
+      const registered = this.servers.get(id);
+      if (registered) {
+        this.servers.delete(id);
+        this.logger.info({ connection: id, remoteAddress, name: registered.name }, 'game server gone: connection closed');
+        this.emit('unregister', registered, 'closed');
+      }
+    });
+  }
+}
