@@ -22,3 +22,16 @@ export { quirksFor, type AppQuirks, type PlayerLayout } from './valve/quirks';
 export { decompressBzip2, compressBzip2 } from './wire/decompress';
 export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, defaultTransport, GOLDSRC_INFO_GRACE_MS, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
 export { UdpTransport, canonicalIp, type DatagramAssembler, type HandlerResult, type ExchangeOptions, type ExchangeResult, type RemoteSession, type UdpTransportOptions, type UdpTransportStats } from './transport/udp-transport';
+// Older protocols (PROTOCOLS-LEGACY.md): codecs, assemblers, normalisation to ServerStatus.
+export * as quake from './legacy/quake3';
+export * as gamespy1 from './legacy/gamespy1';
+export * as gamespy2 from './legacy/gamespy2';
+export * as gamespy3 from './legacy/gamespy3';
+export * as doom3 from './legacy/doom3';
+export * as halflife from './legacy/halflife';
+export * as ase from './legacy/ase';
+export { stripColorCodes, cleanText, type ColorFamily } from './legacy/color-codes';
+export { legacyQuirksFor, QUERY_PORT_OFFSET, type LegacyProtocol, type LegacyGameQuirks } from './legacy/quirks';
+export { decodeLegacyStatus } from './legacy/decode-status';
+export { quakeToStatus, gamespy1ToStatus, gamespy2ToStatus, gamespy3ToStatus, jc2mpToStatus, doom3ToStatus, halfLifeToStatus, aseToStatus } from './legacy/to-status';
+export type { LegacyDecodeOptions, TextEncoding, KeyValue } from './legacy/text';

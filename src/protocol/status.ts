@@ -25,6 +25,8 @@ export interface StatusPlayer {
   team?: string | null;
   deaths?: number | null;
   money?: number | null;
+  /** The player's fields exactly as sent (older protocols: colour codes kept, any extra fields). */
+  raw?: Record<string, string>;
 }
 
 export interface StatusRule {
@@ -65,4 +67,6 @@ export interface ServerStatus {
   /** SourceTV port and name (A2S EDF 0x40), when present. */
   tvPort?: number | null;
   tvName?: string | null;
+  /** True when a multi-datagram reply was incomplete at the deadline: the data is what arrived. */
+  partial?: boolean;
 }

@@ -144,7 +144,16 @@ export function decodeDoom3Response(packet: Buffer, options: Doom3DecodeOptions 
   const protocolMajor = protocol >>> 16;
   const protocolMinor = protocol & 0xffff;
   let sizeField: number | null = null;
-  if (r.remaining >= 4 && packet.readUInt32LE(r.offset) === r.remaining - 4) sizeField = r.u32le('size');
+  if (etqwExtra !== null && protocolMajor >= 10) {
+    // ETQW always sends the size after the protocol: a size beyond the datagram means it was cut.
+    const sizeOffset = r.offset;
+    sizeField = r.u32le('size');
+    if (sizeField > r.remaining) {
+      throw new ProtocolError('TRUNCATED', `ETQW size field says ${sizeField} bytes follow, ${r.remaining} do`, { offset: sizeOffset });
+    }
+  } else if (r.remaining >= 4 && packet.readUInt32LE(r.offset) === r.remaining - 4) {
+    sizeField = r.u32le('size');
+  }
   const info = decodeDictionary(r, encoding);
   const primary = options.layout ?? layoutForProtocol(protocolMajor, protocolMinor);
   const bodyOffset = r.offset;
@@ -159,12 +168,13 @@ export function decodeDoom3Response(packet: Buffer, options: Doom3DecodeOptions 
   return { header, challenge, etqwExtra, protocolMajor, protocolMinor, sizeField, info, ...body };
 }
 
-function tryOthers<T>(primary: Doom3PlayerLayout, attempt: (l: Doom3PlayerLayout) => T, firstError: ProtocolError): T {
-  // gamedig's robust approach: keep the first layout that reaches the terminator cleanly.
+function tryOthers<T extends { trailing: Buffer }>(primary: Doom3PlayerLayout, attempt: (l: Doom3PlayerLayout) => T, firstError: ProtocolError): T {
+  // gamedig's robust approach: keep the first other layout that reads the body to its last byte.
   for (const layout of TRIAL_ORDER) {
     if (layout === primary) continue;
     try {
-      return attempt(layout);
+      const body = attempt(layout);
+      if (body.trailing.length === 0) return body;
     } catch (err) {
       if (!(err instanceof ProtocolError)) throw err;
     }

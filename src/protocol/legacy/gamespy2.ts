@@ -59,6 +59,8 @@ export interface Gamespy2Response {
   server: KeyValue[] | null;
   players: Gamespy2Table | null;
   teams: Gamespy2Table | null;
+  /** Bytes left after the requested sections (0 for every real capture). */
+  trailingBytes: number;
 }
 
 function readText(r: PacketReader, encoding: TextEncoding, what: string): string {
@@ -123,7 +125,7 @@ export function decodeGamespy2Response(packet: Buffer, sections: Gamespy2Section
   const server = sections.server && !r.atEnd ? decodeServerSection(r, encoding) : null;
   const players = sections.players && !r.atEnd ? decodeTable(r, encoding, 'player') : null;
   const teams = sections.teams && !r.atEnd ? decodeTable(r, encoding, 'team') : null;
-  return { requestId, server, players, teams };
+  return { requestId, server, players, teams, trailingBytes: r.remaining };
 }
 
 /** Rows as objects keyed by the wire field names (`player_`, `score_`, …). */
