@@ -1,0 +1,231 @@
+/**
+ * The crawl as four idempotent steps, each a plain function over its dependencies, so the same code
+ * runs under BullMQ workers (src/crawler/queues.ts) and in the foreground (`gsindex crawl --once`):
+ *
+ *   startCrawl  open the crawl (key fixed by the schedule), one run per region / split → listRun jobs
+ *   listRun     list one split, upsert what it found, plan query batches → queryBatch jobs
+ *   queryBatch  query one batch, write state + samples in one transaction
+ *   finishCrawl once every run is listed and every batch written: life cycle, rollups
+ *
+ * Every step is guarded in SQL (see store/), so a retried, duplicated or resumed job writes nothing twice.
+ * A list source or a game server failing is a result (a partial run, a failed outcome), not a job failure;
+ * jobs fail only when our side does (database, Redis), and are then retried.
+ */
+import type { Db } from '../shared/db';
+import type { Logger } from '../shared/logger';
+import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
+import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
+import { mapLimit, type Querier } from './querier';
+import { batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { rollupRange } from './store/history-store';
+import { ensureSamplePartition } from './store/partitions';
+import { recordListing, writeBatchOutcomes, type BatchOutcome, type ListingRow } from './store/server-store';
+import type { AllowEntry } from '../shared/config';
+
+export interface ListRunJob {
+  crawlId: number;
+  crawlKey: string;
+  runId: number;
+}
+export interface QueryBatchJob {
+  crawlId: number;
+  crawlKey: string;
+  batchKey: string;
+}
+export interface FinishCrawlJob {
+  crawlId: number;
+  crawlKey: string;
+}
+
+/** Where steps hand work on: BullMQ queues, or the in-process runner. Adding twice must be harmless. */
+export interface JobSink {
+  listRuns(jobs: ListRunJob[]): Promise<void>;
+  queryBatches(jobs: QueryBatchJob[]): Promise<void>;
+  finishCrawl(job: FinishCrawlJob): Promise<void>;
+}
+
+export interface CrawlSettings {
+  queryBatchSize: number;
+  /** Queries in flight per batch job. */
+  queryConcurrency: number;
+  offlineAfterFailures: number;
+  delistAfterMissedCrawls: number;
+  fakePortsPerIp: number;
+  /** Deadline for one listing run. */
+  listTimeoutMs: number;
+  addressAllowList: readonly AllowEntry[];
+}
+
+export type CrawlEvent =
+  | { type: 'listed'; crawlId: number; region: number; found: number; partial: boolean; error: string | null }
+  | { type: 'batch'; crawlId: number; queried: number; answered: number; failed: number; written: number }
+  | { type: 'finished'; crawlId: number };
+
+export interface CrawlDeps {
+  db: Db;
+  logger: Logger;
+  sink: JobSink;
+  listSources: ListSourceFactory;
+  querier: Querier;
+  settings: CrawlSettings;
+  onEvent?: (event: CrawlEvent) => void;
+}
+
+/** Crawl keys go into job ids: no ':' (STYLE.md), only [a-z0-9-]. */
+export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
+  return `${sourceName}-${scheduledAtMs}`;
+}
+
+const BLOCKED_CACHE_MS = 10_000;
+const blockedCache = new WeakMap<Db, { at: number; cidrs: string[] }>();
+
+async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
+  let cached = blockedCache.get(deps.db);
+  if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
+    const rows = await deps.db.$queryRaw<{ cidr: string }[]>`SELECT cidr::text AS cidr FROM blocked_range`;
+    cached = { at: Date.now(), cidrs: rows.map((r) => r.cidr) };
+    blockedCache.set(deps.db, cached);
+  }
+  return createAddressPolicy(deps.settings.addressAllowList, parseBlockedRanges(cached.cidrs));
+}
+
+export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key: string; startedAt: Date }): Promise<CrawlRecord | null> {
+  const source = await loadSource(deps.db, input.sourceId);
+  if (!source) {
+    deps.logger.warn({ sourceId: input.sourceId }, 'crawl of a source that no longer exists: skipped');
+    return null;
+  }
+  const splits = deps.listSources(source).splits();
+  const crawl = await openCrawl(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  await ensureSamplePartition(deps.db, crawl.startedAt);
+  if (crawl.finishedAt !== null) return crawl;
+  const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);
+  await deps.sink.listRuns(runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })));
+  await maybeFinish(deps, crawl);
+  deps.logger.info({ crawl: crawl.key, source: source.name, runs: runs.length }, 'crawl started');
+  return crawl;
+}
+
+function toListingRow(s: ListedServer, split: ListSplit, policy: AddressPolicy): ListingRow {
+  const verdict = policy.check(s.host);
+  const managed = s.managed === true;
+  return {
+    address: verdict.ip ?? s.host.toLowerCase(),
+    ip: verdict.ip,
+    queryPort: s.queryPort,
+    gamePort: s.gamePort ?? null,
+    region: s.region ?? (split.region >= 0 ? split.region : null),
+    protocol: s.protocol ?? 'source',
+    notQueryable: managed || !verdict.queryable,
+    isRelay: verdict.reason === 'relay',
+    managed,
+    reported: s.reported ?? null,
+  };
+}
+
+export async function listRun(deps: CrawlDeps, job: ListRunJob): Promise<void> {
+  const crawl = await getCrawl(deps.db, job.crawlId);
+  if (!crawl || crawl.finishedAt !== null) return;
+  const runs = await listRuns(deps.db, crawl.id);
+  const index = runs.findIndex((r) => r.id === job.runId);
+  const run = runs[index];
+  if (!run) return;
+  const source = await loadSource(deps.db, crawl.sourceId);
+  if (!source) return;
+  let batchKeys: string[];
+  if (run.finished) {
+    // A retried job: the listing is recorded; hand on whatever of it is still pending.
+    batchKeys = (await pendingBatchKeys(deps.db, crawl.id)).filter((k) => k.startsWith(`${splitLabel(run, index)}-`));
+  } else {
+    const split: ListSplit = { region: run.region, split: run.split };
+    let servers: ListedServer[] = [];
+    let partial = false;
+    let error: string | null = null;
+    try {
+      const result = await deps.listSources(source).list(split, AbortSignal.timeout(deps.settings.listTimeoutMs));
+      servers = result.servers;
+      partial = result.partial;
+      error = result.error ?? null;
+    } catch (err) {
+      partial = true;
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const policy = await currentPolicy(deps);
+    const rows = servers.filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535).map((s) => toListingRow(s, split, policy));
+    const written = await recordListing(deps.db, {
+      crawlId: crawl.id,
+      crawlAt: crawl.startedAt,
+      runId: run.id,
+      sourceId: source.id,
+      label: splitLabel(run, index),
+      batchSize: deps.settings.queryBatchSize,
+      partial,
+      error,
+      rows,
+    });
+    batchKeys = written.batchKeys;
+    if (!written.alreadyDone) {
+      deps.onEvent?.({ type: 'listed', crawlId: crawl.id, region: run.region, found: written.found, partial, error });
+      if (error) deps.logger.warn({ crawl: crawl.key, region: run.region, error }, 'listing stopped short');
+    }
+  }
+  await deps.sink.queryBatches(batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })));
+  await maybeFinish(deps, crawl);
+}
+
+export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: AbortSignal): Promise<void> {
+  const crawl = await getCrawl(deps.db, job.crawlId);
+  if (!crawl) return;
+  const batch = await batchServerIds(deps.db, job.crawlId, job.batchKey);
+  if (!batch || batch.done) {
+    await maybeFinish(deps, crawl);
+    return;
+  }
+  const servers = await deps.db.gameServer.findMany({
+    where: { id: { in: batch.serverIds } },
+    select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
+  });
+  const policy = await currentPolicy(deps);
+  const querySignal = signal ?? new AbortController().signal;
+  const outcomes = await mapLimit(servers, deps.settings.queryConcurrency, async (s): Promise<BatchOutcome | null> => {
+    if (s.managementRegistered) return null;
+    const verdict = policy.check(s.address);
+    if (!verdict.queryable) return { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };
+    const outcome = await deps.querier.query({ serverId: s.id, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, querySignal);
+    return outcome.kind === 'answered'
+      ? { serverId: s.id, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
+      : { serverId: s.id, kind: 'failed', code: outcome.code };
+  });
+  if (signal?.aborted) throw new Error('query batch aborted before its results were written; it will be retried');
+  const result = await writeBatchOutcomes(deps.db, {
+    crawlId: crawl.id,
+    crawlAt: crawl.startedAt,
+    batchKey: job.batchKey,
+    offlineAfterFailures: deps.settings.offlineAfterFailures,
+    outcomes: outcomes.filter((o): o is BatchOutcome => o !== null),
+  });
+  if (!result.duplicate) {
+    deps.onEvent?.({ type: 'batch', crawlId: crawl.id, queried: result.answered + result.failed, answered: result.answered, failed: result.failed, written: result.written });
+  }
+  await maybeFinish(deps, crawl);
+}
+
+async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
+  if (await isCrawlComplete(deps.db, crawl.id)) await deps.sink.finishCrawl({ crawlId: crawl.id, crawlKey: crawl.key });
+}
+
+export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise<void> {
+  const crawl = await getCrawl(deps.db, job.crawlId);
+  if (!crawl) return;
+  if (crawl.finishedAt === null) {
+    if (!(await isCrawlComplete(deps.db, crawl.id))) return;
+    const result = await closeCrawl(deps.db, crawl.id, {
+      delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
+      fakePortsPerIp: deps.settings.fakePortsPerIp,
+    });
+    if (result.finished) deps.logger.info({ crawl: crawl.key, missed: result.missed, delisted: result.delisted }, 'crawl finished');
+  }
+  // Idempotent: re-rolling the crawl's hours gives the same rows.
+  await rollupRange(deps.db, crawl.startedAt, new Date(Math.max(Date.now(), crawl.startedAt.getTime())));
+  deps.onEvent?.({ type: 'finished', crawlId: crawl.id });
+}

@@ -1,0 +1,39 @@
+/**
+ * The Steam Web API (IGameServersService/GetServerList) as a list source. It has no regions: one
+ * split, which the protocol library splits further until no part is capped. Its records index a
+ * server before its own A2S answer arrives.
+ */
+import { listSteamWebApi } from '../../protocol/master/steam-web-api';
+import type { ListSource, ListingResult, SourceRecord } from '../list-source';
+
+export function createSteamWebApiSource(source: SourceRecord, defaults: { key: string | undefined; timeoutMs: number }): ListSource {
+  const o = (source.options ?? {}) as Record<string, unknown>;
+  // host is the API's host (api.steampowered.com); options.baseUrl overrides (simulated endpoint).
+  const baseUrl = typeof o.baseUrl === 'string' ? o.baseUrl : `https://${source.host}${source.port ? `:${source.port}` : ''}`;
+  const requestsPerMinute = typeof o.requestsPerMinute === 'number' ? o.requestsPerMinute : undefined;
+  return {
+    splits: () => [{ region: -1, split: '' }],
+    async list(_split, signal): Promise<ListingResult> {
+      if (defaults.key === undefined) return { servers: [], partial: true, error: 'STEAM_WEB_API_KEY is not set' };
+      const result = await listSteamWebApi({
+        key: defaults.key,
+        baseUrl,
+        filter: source.filter,
+        signal,
+        ...(requestsPerMinute !== undefined ? { pacing: requestsPerMinute > 0 ? { requestsPerMinute } : false } : {}),
+      });
+      return {
+        servers: result.servers.map((s) => ({
+          host: s.address.host,
+          queryPort: s.address.port,
+          gamePort: s.gamePort,
+          region: s.region !== null && s.region >= 0 && s.region <= 255 ? s.region : null,
+          protocol: 'source' as const,
+          reported: s.status,
+        })),
+        partial: !result.complete,
+        ...(result.stoppedBy ? { error: `${result.stoppedBy.code}: ${result.stoppedBy.message}` } : {}),
+      };
+    },
+  };
+}
