@@ -13,12 +13,10 @@ import { encodeRulesResponse } from '../protocol/valve/a2s-rules';
 import { splitResponse } from '../protocol/valve/split-response';
 import { playersOf, rulesOf } from './content';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
-import { SIM_GAMES } from './games';
 import { behaviourOf } from './make-fleet';
 import { Random, hash32, hashString } from './random';
 
 const THE_SHIP_APP_ID = 2400;
-const GOLDSRC_APP_IDS = new Set(SIM_GAMES.filter((g) => g.engine === 'goldsrc').map((g) => g.appId));
 
 /** Datagrams to send, and after how long. */
 export interface SimReply {
@@ -129,7 +127,7 @@ export class SimServer {
     const { state } = this.spec;
     switch (kind) {
       case 'source-info':
-        return encodeInfoResponse(sourceInfoOf(this.spec));
+        return encodeInfoResponse(sourceInfoOf(this.spec, this.behaviour));
       case 'goldsrc-info':
         return encodeInfoResponse(goldSrcInfoOf(this.spec));
       case 'players': {
@@ -194,13 +192,17 @@ function theShipOf(spec: SimServerSpec): { mode: number; witnesses: number; dura
   return { mode: random.int(0, 5), witnesses: random.int(1, 4), duration: random.int(2, 5) };
 }
 
-/** The Source `I` reply a spec's state makes. App ids above 65535 go out masked, whole in gameId. */
-export function sourceInfoOf(spec: SimServerSpec): A2SInfo {
+/**
+ * The Source `I` reply a spec's state makes. App ids above 65535 go out masked, whole in gameId.
+ * Protocol 48 marks a GoldSrc server, and clients (GameDig) take it to mean the GoldSrc split
+ * layout: so it follows the split layout the server uses.
+ */
+export function sourceInfoOf(spec: SimServerSpec, behaviour: SimBehaviour = behaviourOf(spec)): A2SInfo {
   const { state } = spec;
   const theShip = theShipOf(spec);
   return {
     type: 'source',
-    protocol: GOLDSRC_APP_IDS.has(state.appId) ? 48 : 17,
+    protocol: behaviour.splitFormat === 'goldsrc' ? 48 : 17,
     name: state.name,
     map: state.map,
     folder: state.folder,
