@@ -1,0 +1,78 @@
+/** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
+import { parseArgs } from 'node:util';
+
+export const PART_IDS = ['query', 'decode', 'crawl', 'storage', 'api'] as const;
+export type PartId = (typeof PART_IDS)[number];
+
+export interface BenchOptions {
+  only: PartId[];
+  /** Part 1: simulated servers and the concurrency every contender uses. */
+  queryServers: number;
+  queryConcurrency: number;
+  /** Part 2: how long each decoder loop runs. */
+  decodeMs: number;
+  /** Part 3: fleet sizes crawled end to end. */
+  crawlFleets: number[];
+  /** Parts 4 and 5: servers and days of history generated. */
+  storageServers: number;
+  storageDays: number;
+  /** Part 5: autocannon duration and connections per route. */
+  apiSeconds: number;
+  apiConnections: number;
+  /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
+  out: string;
+  /** Keep the bench database (for looking at it afterwards). */
+  keepDb: boolean;
+  /** Skip the CPU profiles (faster runs while developing). */
+  noProfile: boolean;
+}
+
+function ints(text: string, name: string): number[] {
+  const values = text.split(',').map((t) => Number(t.trim()));
+  if (values.some((v) => !Number.isInteger(v) || v <= 0)) throw new Error(`--${name} takes positive whole numbers, comma separated`);
+  return values;
+}
+
+function int(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const [value] = ints(text, name);
+  return value ?? fallback;
+}
+
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      'query-servers': { type: 'string' },
+      concurrency: { type: 'string' },
+      'decode-ms': { type: 'string' },
+      'crawl-fleets': { type: 'string' },
+      'storage-servers': { type: 'string' },
+      'storage-days': { type: 'string' },
+      'api-seconds': { type: 'string' },
+      'api-connections': { type: 'string' },
+      out: { type: 'string' },
+      'keep-db': { type: 'boolean' },
+      'no-profile': { type: 'boolean' },
+      small: { type: 'boolean' },
+    },
+  });
+  const small = values.small === true;
+  const only = values.only === undefined ? [...PART_IDS] : values.only.split(',').map((p) => p.trim());
+  for (const id of only) if (!(PART_IDS as readonly string[]).includes(id)) throw new Error(`--only: unknown part ${id} (parts: ${PART_IDS.join(', ')})`);
+  return {
+    only: only as PartId[],
+    queryServers: int(values['query-servers'], 'query-servers', small ? 500 : 5000),
+    queryConcurrency: int(values.concurrency, 'concurrency', 100),
+    decodeMs: int(values['decode-ms'], 'decode-ms', small ? 500 : 2000),
+    crawlFleets: values['crawl-fleets'] !== undefined ? ints(values['crawl-fleets'], 'crawl-fleets') : small ? [2000] : [10_000, 100_000],
+    storageServers: int(values['storage-servers'], 'storage-servers', small ? 2000 : 100_000),
+    storageDays: int(values['storage-days'], 'storage-days', small ? 3 : 30),
+    apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
+    apiConnections: int(values['api-connections'], 'api-connections', 10),
+    out: values.out ?? 'docs/BENCHMARKS.md',
+    keepDb: values['keep-db'] === true,
+    noProfile: values['no-profile'] === true,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Child process: one contender queries every server of a fleet file at a fixed concurrency, then
+ * checks its answers against the specs (after the clock stops) and reports.
+ * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --timeout-ms T
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { SimServerSpec } from '../../src/simulator/fleet-spec';
+import { processCost, reportResult, type ProcessCost } from '../lib/child';
+import { score, type Answer, type Correctness } from './answer';
+import { makeContender, type ContenderId } from './contenders';
+
+export interface ContenderResult extends ProcessCost {
+  id: ContenderId;
+  label: string;
+  servers: number;
+  concurrency: number;
+  wallMs: number;
+  serversPerSecond: number;
+  correctness: Correctness;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { lib: { type: 'string' }, fleet: { type: 'string' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, limit: { type: 'string' } },
+  });
+  const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
+  const specs = values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
+  const concurrency = Number(values.concurrency ?? 100);
+  const contender = makeContender(values.lib as ContenderId, { timeoutMs: Number(values['timeout-ms'] ?? 1000) });
+  const answers: Answer[] = new Array(specs.length);
+
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < specs.length) {
+      const n = next++;
+      const spec = specs[n] as SimServerSpec;
+      try {
+        answers[n] = await contender.query(spec.host, spec.queryPort);
+      } catch (err) {
+        answers[n] = { error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
+  const wallMs = performance.now() - started;
+  const cost = processCost(cpuBefore);
+  await contender.close();
+
+  const result: ContenderResult = {
+    id: contender.id,
+    label: contender.label,
+    servers: specs.length,
+    concurrency,
+    wallMs,
+    serversPerSecond: (specs.length * 1000) / wallMs,
+    ...cost,
+    correctness: score(specs, answers),
+  };
+  reportResult(result);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
