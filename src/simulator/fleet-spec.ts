@@ -1,3 +1,5 @@
+import type { ProtocolId } from '../protocol/status';
+
 /**
  * What a simulated game server is: its address, the region a simulated master files it under,
  * and the state it reports. The A2S simulator answers queries from this; the simulated master
@@ -32,6 +34,8 @@ export interface SimServerAddress {
 }
 
 export interface SimServerSpec extends SimServerAddress {
+  /** The query protocol the server speaks. @defaultValue 'source' (older protocols: src/simulator/legacy-server.ts) */
+  protocol?: ProtocolId;
   /** Master region code: 0x00-0x07, or 0xFF. */
   region: number;
   state: SimServerState;

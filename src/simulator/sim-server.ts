@@ -12,6 +12,7 @@ import { decodeRequest } from '../protocol/valve/a2s-request';
 import { encodeRulesResponse } from '../protocol/valve/a2s-rules';
 import { splitResponse } from '../protocol/valve/split-response';
 import { playersOf, rulesOf } from './content';
+import { LegacySimServer, isLegacySimProtocol } from './legacy-server';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 import { behaviourOf } from './make-fleet';
 import { Random, hash32, hashString } from './random';
@@ -40,9 +41,12 @@ export class SimServer {
   private readonly cache = new Map<ContentKind, Buffer[]>();
   private nextSplitId: number;
   readonly stats: SimServerStats = { requests: 0, garbage: 0, challengesSent: 0, repliesSent: 0, datagramsDropped: 0 };
+  /** Servers of an older protocol (spec.protocol) answer through the legacy encoders instead. */
+  private readonly legacy: LegacySimServer | null;
 
   constructor(readonly spec: SimServerSpec) {
     this.behaviour = behaviourOf(spec);
+    this.legacy = isLegacySimProtocol(spec.protocol) ? new LegacySimServer(spec, spec.protocol, this.stats) : null;
     this.random = new Random(hash32(spec.seed ?? 0, 3));
     this.nextSplitId = hash32(spec.seed ?? 0, 4) & 0x7fffffff;
   }
@@ -58,6 +62,7 @@ export class SimServer {
 
   /** The answer to one request from `clientKey` ("address|port"); null = say nothing. */
   respond(request: Buffer, clientKey: string): SimReply | null {
+    if (this.legacy !== null && !this.behaviour.silent) return this.legacy.respond(request, clientKey);
     this.stats.requests += 1;
     if (this.behaviour.silent) return null;
     let decoded;

@@ -162,7 +162,7 @@ export function gamespy1ToStatus(response: Gamespy1Response): ServerStatus {
     playerList,
     rules: Object.entries(info).map(([name, value]) => ({ name, value })),
     raw,
-    partial: !response.complete,
+    ...(response.complete ? {} : { partial: true }),
   };
 }
 
@@ -238,7 +238,7 @@ export function gamespy3ToStatus(response: Gamespy3Response): ServerStatus {
   const status = gamespyServerStatus('gamespy3', response.server, quirks, text, playerList);
   // BF2 marks bots per row (AIBot_); elsewhere bots are unknown.
   if (response.players.fields.includes('AIBot_')) status.bots = response.players.rows.filter((r) => r.AIBot_ === '1').length;
-  return { ...status, partial: !response.complete };
+  return response.complete ? status : { ...status, partial: true };
 }
 
 export function jc2mpToStatus(response: Jc2mpResponse): ServerStatus {

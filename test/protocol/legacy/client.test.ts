@@ -1,0 +1,121 @@
+/**
+ * Legacy queries through the registry against simulated servers on loopback (each answering through
+ * the library's own response encoders), plus hand-written loopback servers for the awkward cases:
+ * silence, stray datagrams, a GameSpy v1 reply that never sends \final\.
+ */
+import dgram from 'node:dgram';
+import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
+import { queryGamespy1 } from '../../../src/protocol/legacy/client';
+import { encodeGamespy1Response } from '../../../src/protocol/legacy/gamespy1';
+import { PROTOCOL_REGISTRY, protocolAdapter } from '../../../src/protocol/registry';
+import type { QueryableProtocolId } from '../../../src/protocol/registry';
+import type { ProtocolId } from '../../../src/protocol/status';
+import { playersOf } from '../../../src/simulator/content';
+import { startFleet } from '../../../src/simulator/fleet';
+import type { RunningFleet } from '../../../src/simulator/fleet';
+import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
+import { simSpec } from '../../helpers/sim';
+
+const FAST = { timeoutMs: 600, retries: 1 };
+const PROTOCOLS: QueryableProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
+
+describe('legacy queries over loopback', () => {
+  let transport: UdpTransport;
+  let fleet: RunningFleet;
+  const running = new Map<ProtocolId, SimServerSpec>();
+
+  beforeAll(async () => {
+    transport = new UdpTransport({ bindAddress4: '127.0.0.1', bindAddress6: '::1' });
+    const specs = PROTOCOLS.map((protocol, index): SimServerSpec => ({
+      ...simSpec({}, { index, bigRules: protocol === 'halflife', state: { players: 20, bots: 2, maxPlayers: 32 } }),
+      protocol,
+    }));
+    fleet = await startFleet(specs);
+    fleet.specs.forEach((spec, i) => running.set(PROTOCOLS[i]!, spec));
+  });
+  afterAll(async () => {
+    await fleet.stop();
+    await transport.close();
+  });
+
+  it.each(PROTOCOLS)('%s: the registry query returns the simulated state as a ServerStatus', async (protocol) => {
+    const spec = running.get(protocol)!;
+    const status = await protocolAdapter(protocol).queryStatus({ host: spec.host, port: spec.queryPort }, { ...FAST, transport });
+    expect(status.protocol).toBe(protocol);
+    expect(status.name).toBe(spec.state.name);
+    expect(status.map).toBe(spec.state.map);
+    expect(status.maxPlayers).toBe(spec.state.maxPlayers);
+    expect(status.players).toBe(spec.state.players);
+    expect(status.playerList.map((p) => p.name)).toEqual(playersOf(spec).map((p) => p.name));
+    expect(status.passwordProtected).toBe(spec.state.passwordProtected);
+    expect(status.pingMs).toEqual(expect.any(Number));
+    expect(status.partial).toBeUndefined();
+    if (protocol !== 'source') expect(status.raw).not.toBeNull();
+  });
+
+  it('GameSpy v1 and v3 replies span several datagrams in the simulator', () => {
+    const gs1 = fleet.servers[PROTOCOLS.indexOf('gamespy1')]!.stats;
+    const gs3 = fleet.servers[PROTOCOLS.indexOf('gamespy3')]!.stats;
+    expect(gs1.repliesSent).toBeGreaterThan(1);
+    expect(gs3.challengesSent).toBeGreaterThan(0);
+  });
+
+  it('applies each protocol\'s query-port offset', () => {
+    expect(PROTOCOL_REGISTRY.ase.defaultQueryPort(22003)).toBe(22126);
+    expect(PROTOCOL_REGISTRY.gamespy1.defaultQueryPort(7777)).toBe(7778);
+    expect(PROTOCOL_REGISTRY.quake3.defaultQueryPort(27960)).toBe(27960);
+    expect(PROTOCOL_REGISTRY.source.defaultQueryPort(27015)).toBe(27015);
+    expect(() => protocolAdapter('bomberman')).toThrow(expect.objectContaining({ code: 'NOT_SUPPORTED' }));
+  });
+
+  describe('hand-written servers', () => {
+    let socket: dgram.Socket;
+    let port = 0;
+    let onRequest: (request: Buffer, reply: (datagram: Buffer) => void) => void = () => undefined;
+
+    beforeAll(async () => {
+      socket = dgram.createSocket('udp4');
+      socket.on('message', (request, rinfo) => onRequest(request, (d) => socket.send(d, rinfo.port, rinfo.address)));
+      await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+      port = socket.address().port;
+    });
+    afterAll(async () => {
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+    });
+
+    it.each(PROTOCOLS.filter((p) => p !== 'source'))('%s: a silent server is TIMEOUT', async (protocol) => {
+      onRequest = () => undefined;
+      await expect(protocolAdapter(protocol).queryStatus({ host: '127.0.0.1', port }, { timeoutMs: 150, retries: 0, transport })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    });
+
+    it('GameSpy v1 without \\final\\ returns what arrived, marked partial', async () => {
+      onRequest = (_req, reply) => {
+        const datagrams = encodeGamespy1Response([{ key: 'hostname', value: 'Half' }, { key: 'numplayers', value: '1' }, { key: 'player_0', value: 'Bob' }], { queryId: 7, maxDatagramBytes: 60 });
+        for (const d of datagrams.slice(0, -1)) reply(d); // the last datagram (with \final\) is lost
+      };
+      const result = await queryGamespy1({ host: '127.0.0.1', port }, { timeoutMs: 200, retries: 0, transport });
+      expect(result.partial).toBe(true);
+      expect(result.reply.pairs).toContainEqual({ key: 'hostname', value: 'Half' });
+      const status = await protocolAdapter('gamespy1').queryStatus({ host: '127.0.0.1', port }, { timeoutMs: 200, retries: 0, transport });
+      expect(status).toMatchObject({ name: 'Half', partial: true });
+    });
+
+    it('GameSpy v1 datagrams out of order complete the reply', async () => {
+      onRequest = (_req, reply) => {
+        const pairs = Array.from({ length: 12 }, (_, i) => ({ key: `player_${i}`, value: `p${i}` }));
+        const datagrams = encodeGamespy1Response([{ key: 'hostname', value: 'Box' }, ...pairs], { queryId: 9, maxDatagramBytes: 80 });
+        for (const d of [...datagrams].reverse()) reply(d);
+      };
+      const status = await protocolAdapter('gamespy1').queryStatus({ host: '127.0.0.1', port }, { ...FAST, transport });
+      expect(status.playerList).toHaveLength(12);
+      expect(status.partial).toBeUndefined();
+    });
+
+    it('Doom 3 ignores an answer that does not echo our challenge', async () => {
+      onRequest = (_req, reply) => {
+        reply(Buffer.concat([Buffer.from([0xff, 0xff]), Buffer.from('infoResponse\0', 'latin1'), Buffer.from([9, 9, 9, 9, 0x29, 0, 1, 0]), Buffer.from('si_name\0x\0\0\0 \x07\0\0\0', 'latin1')]));
+      };
+      await expect(protocolAdapter('doom3').queryStatus({ host: '127.0.0.1', port }, { timeoutMs: 150, retries: 0, transport })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    });
+  });
+});
