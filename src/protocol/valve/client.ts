@@ -92,7 +92,8 @@ type Step<K extends Kind> = { challenge: Buffer; answer?: never } | { answer: An
 
 /**
  * One request/answer: a challenge or the wanted reply settles it; a stray reply of another kind
- * (a late duplicate of an earlier answer) is ignored.
+ * (a late duplicate of an earlier answer) is ignored, and so is a repeat of the challenge just sent
+ * (a duplicated datagram would otherwise cost a challenge round).
  */
 async function step<K extends Kind>(
   session: RemoteSession,
@@ -102,11 +103,15 @@ async function step<K extends Kind>(
   attemptTimeoutMs: number,
   appId: number | undefined,
   onGoldSrc?: (info: GoldSrcInfo) => void,
+  sentChallenge?: Buffer,
 ): Promise<{ value: Step<K>; rttMs: number }> {
   const handle = (payload: Buffer): HandlerResult<Step<K>> => {
     const response = decodeResponse(payload, appId === undefined ? {} : { appId });
     if (response.kind === 'challenge') {
-      return { value: { challenge: Buffer.from(response.value.challengeHex, 'hex') }, final: true };
+      const challenge = Buffer.from(response.value.challengeHex, 'hex');
+      // The challenge we just echoed, again: a duplicate of the previous reply, not a new round.
+      if (sentChallenge?.equals(challenge)) return undefined;
+      return { value: { challenge }, final: true };
     }
     if (response.kind !== kind) return undefined;
     const value = { answer: response.value as Answer<K> };
@@ -141,7 +146,7 @@ async function dance<K extends Kind>(
       throw new ProtocolError('CHALLENGE_LOOP', `${kind}: still answered with a challenge after ${MAX_CHALLENGE_ROUNDS} rounds`);
     }
     const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
-    current = (await step(session, kind, encode(current.challenge), budget, attemptTimeoutMs, appId, onGoldSrc)).value;
+    current = (await step(session, kind, encode(current.challenge), budget, attemptTimeoutMs, appId, onGoldSrc, current.challenge)).value;
   }
   return current.answer;
 }
