@@ -24,6 +24,7 @@ import { encodeInfoRequest, type A2SInfo } from './a2s-info';
 import { encodePlayerRequest, type PlayersResult } from './a2s-player';
 import { decodeResponse, type A2SResponse } from './a2s-response';
 import { encodeRulesRequest, type RulesResult } from './a2s-rules';
+import { A2A_ACK, S2A_INFO_DETAILED, S2A_INFO_SRC, S2A_PLAYER, S2A_RULES, S2C_CHALLENGE } from './constants';
 import type { GoldSrcInfo } from './info-goldsrc';
 import { SplitAssembler } from './split-packet';
 
@@ -87,6 +88,25 @@ function budgetOf(options: A2SQueryOptions): Budget {
 const createAssembler = (): SplitAssembler => new SplitAssembler();
 
 type Kind = 'info' | 'players' | 'rules';
+
+/** Reply type bytes of another query: a late or duplicated answer to an earlier request, skipped undecoded. */
+const OTHER_REPLIES: Record<Kind | 'ping' | 'getchallenge', ReadonlySet<number>> = {
+  info: new Set([S2A_PLAYER, S2A_RULES, A2A_ACK]),
+  players: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_RULES, A2A_ACK]),
+  rules: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_PLAYER, A2A_ACK]),
+  ping: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_PLAYER, S2A_RULES, S2C_CHALLENGE]),
+  getchallenge: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_PLAYER, S2A_RULES, A2A_ACK]),
+};
+
+/**
+ * True for a whole reply to a different query. Those are skipped before decoding, so that a
+ * broken late answer to INFO cannot fail the PLAYER query that follows; anything else is decoded
+ * and, when malformed, fails the query with its typed error.
+ */
+function isOtherReply(payload: Buffer, kind: Kind | 'ping' | 'getchallenge'): boolean {
+  const type = payload.length >= 5 && payload.readInt32LE(0) === -1 ? payload[4] : undefined;
+  return type !== undefined && OTHER_REPLIES[kind].has(type);
+}
 type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>['value'];
 type Step<K extends Kind> = { challenge: Buffer; answer?: never } | { answer: Answer<K>; challenge?: never };
 
@@ -106,6 +126,7 @@ async function step<K extends Kind>(
   sentChallenge?: Buffer,
 ): Promise<{ value: Step<K>; rttMs: number }> {
   const handle = (payload: Buffer): HandlerResult<Step<K>> => {
+    if (isOtherReply(payload, kind)) return undefined;
     const response = decodeResponse(payload, appId === undefined ? {} : { appId });
     if (response.kind === 'challenge') {
       const challenge = Buffer.from(response.value.challengeHex, 'hex');
@@ -180,6 +201,7 @@ async function listWith<K extends 'players' | 'rules'>(
     if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || budget.signal.aborted) throw err;
     const attemptTimeoutMs = budget.timeoutMs / (2 * (budget.retries + 1));
     const legacy = await session.exchange(encodeGetChallengeRequest(), (payload): HandlerResult<Buffer> => {
+      if (isOtherReply(payload, 'getchallenge')) return undefined;
       const response = decodeResponse(payload);
       return response.kind === 'challenge' ? { value: Buffer.from(response.value.challengeHex, 'hex'), final: true } : undefined;
     }, { signal: budget.signal, attemptTimeoutMs, retries: budget.retries });
@@ -220,7 +242,8 @@ export async function queryRules(address: ServerAddress, options: A2SQueryOption
 export async function queryPing(address: ServerAddress, options: A2SQueryOptions = {}): Promise<number> {
   const budget = budgetOf(options);
   return withSession(address, options, budget, async (session) => {
-    const result = await session.exchange(encodePingRequest(), (payload): HandlerResult<true> => (decodeResponse(payload).kind === 'ping' ? { value: true, final: true } : undefined), {
+    const handle = (payload: Buffer): HandlerResult<true> => (!isOtherReply(payload, 'ping') && decodeResponse(payload).kind === 'ping' ? { value: true, final: true } : undefined);
+    const result = await session.exchange(encodePingRequest(), handle, {
       signal: budget.signal,
       attemptTimeoutMs: budget.timeoutMs / (budget.retries + 1),
       retries: budget.retries,

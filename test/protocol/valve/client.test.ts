@@ -1,5 +1,5 @@
 import dgram from 'node:dgram';
-import { queryInfo, queryPing, queryPlayers, queryRules, queryServer, UdpTransport, isProtocolError, type A2SQueryOptions } from '../../../src/protocol';
+import { encodePlayersResponse, queryInfo, queryPing, queryPlayers, queryRules, queryServer, UdpTransport, isProtocolError, type A2SQueryOptions } from '../../../src/protocol';
 import { playersOf, rulesOf } from '../../../src/simulator/content';
 import { startFleet, type RunningFleet } from '../../../src/simulator/fleet';
 import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
@@ -146,6 +146,22 @@ describe('A2S client against hand-made servers', () => {
     try {
       const error = await queryInfo({ host: '127.0.0.1', port: server.port }, FAST).catch((e: unknown) => e);
       expect(isProtocolError(error, 'CHALLENGE_LOOP')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('skips a late, broken reply to an earlier query instead of failing the current one', async () => {
+    const players = encodePlayersResponse({ count: 1, players: [{ index: 0, name: 'late', score: 1, duration: 2 }] });
+    const brokenInfo = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x49, 0x11, 0x41]);
+    const server = await rawServer((msg, reply) => {
+      if (msg[4] !== 0x55) return;
+      reply(brokenInfo);
+      reply(players);
+    });
+    try {
+      const result = await queryPlayers({ host: '127.0.0.1', port: server.port }, FAST);
+      expect(result.players.map((p) => p.name)).toEqual(['late']);
     } finally {
       await server.close();
     }
