@@ -15,6 +15,8 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   decode: { summary: 'decode captured responses from hex on standard input', load: () => load('./commands/decode') },
   simulate: { summary: 'run a fleet of simulated A2S servers on loopback', load: () => load('./commands/simulate') },
   migrate: { summary: 'apply the database migrations (safe to repeat)', load: () => load('./commands/migrate') },
+  crawl: { summary: 'run one crawl in the foreground (--once) with progress and totals', load: () => load('./commands/crawl') },
+  serve: { summary: 'run the API, scheduler, workers and management server (--role to pick)', load: () => load('./commands/serve') },
 };
 
 function usage(): string {

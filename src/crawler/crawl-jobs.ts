@@ -19,7 +19,7 @@ import { mapLimit, type Querier } from './querier';
 import { batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
-import { recordListing, writeBatchOutcomes, type BatchOutcome, type ListingRow } from './store/server-store';
+import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
 import type { AllowEntry } from '../shared/config';
 
 export interface ListRunJob {
@@ -31,6 +31,9 @@ export interface QueryBatchJob {
   crawlId: number;
   crawlKey: string;
   batchKey: string;
+}
+export interface RequeryServerJob {
+  serverId: number;
 }
 export interface FinishCrawlJob {
   crawlId: number;
@@ -228,4 +231,22 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await rollupRange(deps.db, crawl.startedAt, new Date(Math.max(Date.now(), crawl.startedAt.getTime())));
   deps.onEvent?.({ type: 'finished', crawlId: crawl.id });
+}
+
+/** Queries one server now (outside any crawl): state and life cycle only, no history sample. */
+export async function requeryServer(deps: CrawlDeps, job: RequeryServerJob, signal?: AbortSignal): Promise<void> {
+  const s = await deps.db.gameServer.findUnique({
+    where: { id: job.serverId },
+    select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
+  });
+  if (!s || s.managementRegistered) return;
+  const verdict = (await currentPolicy(deps)).check(s.address);
+  let outcome: BatchOutcome;
+  if (!verdict.queryable) {
+    outcome = { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };
+  } else {
+    const result = await deps.querier.query({ serverId: s.id, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, signal ?? new AbortController().signal);
+    outcome = result.kind === 'answered' ? { serverId: s.id, kind: 'answered', status: result.status, pingMs: result.pingMs } : { serverId: s.id, kind: 'failed', code: result.code };
+  }
+  await writeServerOutcome(deps.db, outcome, deps.settings.offlineAfterFailures);
 }

@@ -61,6 +61,13 @@ const envSchema = z.object({
   QUERY_RETRIES: int(0, 10).default(1),
   MASTER_TIMEOUT_MS: int(50, 120_000).default(5000),
   JOB_ATTEMPTS: int(1, 100).default(5),
+  /** How often workers look for jobs whose worker died; such jobs run again. */
+  WORKER_STALLED_INTERVAL_MS: int(100, 3_600_000).default(30_000),
+  WORKER_LOCK_DURATION_MS: int(100, 3_600_000).default(30_000),
+  /** On SIGTERM, how long jobs in flight may finish before they are handed back to the queue. */
+  STOP_GRACE_MS: int(0, 3_600_000).default(25_000),
+  /** Deadline for one listing run (one region of a master, one Steam Web API listing). */
+  LIST_TIMEOUT_MS: int(100, 24 * 3_600_000).default(600_000),
   JOB_BACKOFF_MS: int(0, 3_600_000).default(2000),
   OFFLINE_AFTER_FAILURES: int(1, 1000).default(3),
   DELIST_AFTER_MISSED_CRAWLS: int(1, 1000).default(3),
@@ -97,6 +104,10 @@ export interface Config {
   queryRetries: number;
   masterTimeoutMs: number;
   jobAttempts: number;
+  workerStalledIntervalMs: number;
+  workerLockDurationMs: number;
+  stopGraceMs: number;
+  listTimeoutMs: number;
   jobBackoffMs: number;
   offlineAfterFailures: number;
   delistAfterMissedCrawls: number;
@@ -194,6 +205,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queryRetries: e.QUERY_RETRIES,
     masterTimeoutMs: e.MASTER_TIMEOUT_MS,
     jobAttempts: e.JOB_ATTEMPTS,
+    workerStalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+    workerLockDurationMs: e.WORKER_LOCK_DURATION_MS,
+    stopGraceMs: e.STOP_GRACE_MS,
+    listTimeoutMs: e.LIST_TIMEOUT_MS,
     jobBackoffMs: e.JOB_BACKOFF_MS,
     offlineAfterFailures: e.OFFLINE_AFTER_FAILURES,
     delistAfterMissedCrawls: e.DELIST_AFTER_MISSED_CRAWLS,

@@ -1,17 +1,10 @@
 /** Builds the list source for a master_source row, by kind. */
 import type { Config } from '../../shared/config';
-import type { ListSource, ListSourceFactory, SourceRecord } from '../list-source';
+import type { ListSourceFactory, SourceRecord } from '../list-source';
 import { createAddressListSource } from './address-list-source';
+import { createManagementSource } from './management-source';
 import { createSteamWebApiSource } from './steam-web-api-source';
 import { createValveMasterSource } from './valve-master-source';
-
-/** Management-server listing arrives with the masters helper's client; until then it lists nothing. */
-function unsupported(kind: string): ListSource {
-  return {
-    splits: () => [{ region: -1, split: '' }],
-    list: () => Promise.resolve({ servers: [], partial: true, error: `no list source for kind ${kind} yet` }),
-  };
-}
 
 export function createListSourceFactory(config: Pick<Config, 'masterTimeoutMs' | 'steamWebApiKey'>, overrides: Partial<Record<SourceRecord['kind'], ListSourceFactory>> = {}): ListSourceFactory {
   return (source) => {
@@ -25,7 +18,7 @@ export function createListSourceFactory(config: Pick<Config, 'masterTimeoutMs' |
       case 'ADDRESS_LIST':
         return createAddressListSource(source);
       case 'MANAGEMENT':
-        return unsupported(source.kind);
+        return createManagementSource(source, { timeoutMs: config.masterTimeoutMs });
     }
   };
 }

@@ -376,3 +376,21 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
     return { duplicate: false, answered: answered.length, failed: failed.length, written };
   }, TX_OPTIONS);
 }
+
+/** One query outside any crawl (the API's requeryServer): current state and life cycle, no sample. */
+export async function writeServerOutcome(db: Db, outcome: BatchOutcome, offlineAfterFailures: number): Promise<void> {
+  await db.$transaction(async (tx) => {
+    if (outcome.kind === 'answered') {
+      await applyStates(tx, [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }], false);
+    } else if (outcome.kind === 'failed') {
+      await tx.$executeRaw`
+        UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = ${cleanText(outcome.code)},
+          last_queried_at = now(), updated_at = now(),
+          status = CASE WHEN status <> 'DELISTED' AND consecutive_failures + 1 >= ${offlineAfterFailures}
+                        THEN 'OFFLINE'::"GameServerStatus" ELSE status END
+        WHERE id = ${outcome.serverId}`;
+    } else {
+      await tx.$executeRaw`UPDATE game_server SET not_queryable = true, is_relay = ${outcome.isRelay}, updated_at = now() WHERE id = ${outcome.serverId}`;
+    }
+  }, TX_OPTIONS);
+}

@@ -1,0 +1,180 @@
+/**
+ * `gsindex serve [--role api|scheduler|worker|management ...]`: the long-running service. By default
+ * every role runs in this one process (SERVE_ROLES); run roles in separate processes, on many
+ * machines sharing one Redis and one PostgreSQL, to scale out (workers, typically).
+ * SIGTERM / SIGINT stop in reverse start order: API, workers (jobs in flight finish or go back to the
+ * queue), scheduler, management server, queues, database.
+ */
+import { parseArgs } from 'node:util';
+import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, type CrawlQueues } from '../../crawler/queues';
+import { buildCrawlDeps } from '../../crawler/runtime';
+import { startScheduler, upsertConfiguredSources } from '../../crawler/scheduler';
+import { startWorkers } from '../../crawler/workers';
+import { ManagementServer } from '../../management/management-server';
+import { migrate } from '../../migrate';
+import { loadConfig, SERVE_ROLES, type Config, type ServeRole } from '../../shared/config';
+import { createDb, type Db } from '../../shared/db';
+import { createLogger, type Logger } from '../../shared/logger';
+import { processIo, type CommandIo } from './io';
+
+const USAGE = `usage: gsindex serve [--role ${SERVE_ROLES.join('|')}]...
+
+Runs the API, the crawl scheduler, the crawl workers and the management server (default: all of them,
+or SERVE_ROLES). Repeat --role (or give a comma list) to run only some.`;
+
+interface Stoppable {
+  name: string;
+  stop(): Promise<void>;
+}
+
+type StartApi = (deps: Record<string, unknown>) => Promise<{ url?: string; close(): Promise<void> }>;
+
+/** The API lives in src/graphql/server.ts (startApi); loaded lazily so other roles never pay for it. */
+function loadStartApi(): StartApi | null {
+  try {
+    const mod = require('../../graphql/server') as { startApi?: StartApi };
+    return typeof mod.startApi === 'function' ? mod.startApi : null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+function waitForStop(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: string) => () => resolve(signal);
+    process.once('SIGTERM', on('SIGTERM'));
+    process.once('SIGINT', on('SIGINT'));
+  });
+}
+
+/** Names the registration source of this process's own management server, so the crawl samples it. */
+async function ensureLocalManagementSource(db: Db, config: Config): Promise<void> {
+  const host = config.managementHost === '0.0.0.0' || config.managementHost === '::' ? '127.0.0.1' : config.managementHost;
+  const data = { kind: 'MANAGEMENT' as const, host, port: config.managementPort, intervalMs: Math.min(config.crawlIntervalMs, 60_000) };
+  await db.masterSource.upsert({ where: { name: 'local-management' }, create: { name: 'local-management', ...data }, update: data });
+}
+
+export async function startServe(config: Config, roles: readonly ServeRole[], logger: Logger): Promise<{ stop(): Promise<void> }> {
+  if (config.migrateOnStart) await migrate(config.databaseUrl, { log: (line) => logger.info(line) });
+  const db = createDb(config.databaseUrl);
+  const started: Stoppable[] = [];
+  let queues: CrawlQueues | null = null;
+  const needQueues = roles.some((r) => r === 'scheduler' || r === 'worker' || r === 'api');
+  if (needQueues) queues = createCrawlQueues({ redisUrl: config.redisUrl, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
+
+  try {
+    if (roles.includes('management')) {
+      const management = await ManagementServer.start({ host: config.managementHost, port: config.managementPort, logger: logger.child({ role: 'management' }) });
+      await ensureLocalManagementSource(db, config);
+      started.push({ name: 'management', stop: () => management.close() });
+      logger.info({ port: config.managementPort }, 'management server listening');
+    }
+    if (roles.includes('scheduler') && queues) {
+      await upsertConfiguredSources(db, config.masterSources, config.crawlIntervalMs);
+      const scheduler = await startScheduler(db, queues, logger.child({ role: 'scheduler' }));
+      started.push({ name: 'scheduler', stop: () => scheduler.stop() });
+    }
+    if (roles.includes('worker') && queues) {
+      const deps = buildCrawlDeps({ config, db, logger: logger.child({ role: 'worker' }), sink: createQueueSink(queues) });
+      const workers = startWorkers(
+        deps,
+        {
+          redisUrl: config.redisUrl,
+          prefix: config.queuePrefix,
+          concurrency: config.workerConcurrency,
+          stalledIntervalMs: config.workerStalledIntervalMs,
+          lockDurationMs: config.workerLockDurationMs,
+          historyRawDays: config.historyRawDays,
+          historyRollupDays: config.historyRollupDays,
+          graceMs: config.stopGraceMs,
+        },
+        logger.child({ role: 'worker' }),
+      );
+      started.push({ name: 'worker', stop: () => workers.stop() });
+      logger.info({ concurrency: config.workerConcurrency }, 'workers started');
+    }
+    if (roles.includes('api')) {
+      const startApi = loadStartApi();
+      if (!startApi) {
+        logger.warn('api role: src/graphql/server.ts (startApi) is not part of this build; the API is not served');
+      } else {
+        const redis = createRedis(config.redisUrl);
+        const q = queues;
+        const api = await startApi({
+          prisma: db,
+          redis,
+          config,
+          logger: logger.child({ role: 'api' }),
+          enqueue: q
+            ? {
+                crawl: async (sourceId: number) => void (await enqueueCrawl(q, sourceId)),
+                query: async (serverId: number) => void (await enqueueServerQuery(q, serverId)),
+              }
+            : {},
+        });
+        started.push({
+          name: 'api',
+          stop: async () => {
+            await api.close();
+            await redis.quit().catch(() => undefined);
+          },
+        });
+        logger.info({ url: api.url }, 'API listening');
+      }
+    }
+  } catch (err) {
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    await queues?.close();
+    await db.$disconnect();
+    throw err;
+  }
+
+  return {
+    async stop() {
+      for (const s of [...started].reverse()) {
+        try {
+          await s.stop();
+        } catch (err) {
+          logger.error({ role: s.name, err: err instanceof Error ? err.message : String(err) }, 'stop failed');
+        }
+      }
+      await queues?.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { role: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  } catch (err) {
+    io.err(`gsindex serve: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE + '\n');
+    return 0;
+  }
+  const config = loadConfig();
+  let roles: ServeRole[] = [...config.roles];
+  if (values.role) {
+    roles = [];
+    for (const r of values.role.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+      if (!(SERVE_ROLES as readonly string[]).includes(r)) {
+        io.err(`gsindex serve: unknown role '${r}' (expected ${SERVE_ROLES.join(', ')})\n`);
+        return 2;
+      }
+      roles.push(r as ServeRole);
+    }
+  }
+  const logger = createLogger(config.logLevel, 'gsindex');
+  const service = await startServe(config, roles, logger);
+  logger.info({ roles }, 'gsindex serving');
+  const signal = await waitForStop();
+  logger.info({ signal }, 'stopping');
+  await service.stop();
+  logger.info('stopped');
+  return 0;
+}

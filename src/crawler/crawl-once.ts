@@ -1,0 +1,94 @@
+/**
+ * One crawl of one source in the foreground, without Redis: the crawl steps on the in-process runner,
+ * with the crawl row polled for progress. Used by `gsindex crawl --once` and by tests.
+ */
+import type { Config } from '../shared/config';
+import type { Db } from '../shared/db';
+import type { Logger } from '../shared/logger';
+import { crawlKeyOf, finishCrawl, listRun, queryBatch, startCrawl } from './crawl-jobs';
+import { InlineRunner } from './inline-runner';
+import type { ListSourceFactory } from './list-source';
+import type { Querier } from './querier';
+import { buildCrawlDeps } from './runtime';
+
+export interface CrawlProgress {
+  crawlId: number;
+  key: string;
+  listed: number;
+  queried: number;
+  answered: number;
+  failed: number;
+  written: number;
+  partial: boolean;
+  finished: boolean;
+  elapsedMs: number;
+  /** Servers of this source the address policy keeps from being queried. */
+  notQueryable: number;
+}
+
+export interface CrawlOnceOptions {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  sourceId: number;
+  querier?: Querier;
+  listSources?: ListSourceFactory;
+  onProgress?: (p: CrawlProgress) => void;
+  progressIntervalMs?: number;
+  now?: () => number;
+}
+
+async function readProgress(db: Db, crawlId: number, sourceId: number, startedMs: number, now: () => number): Promise<CrawlProgress> {
+  const c = await db.crawl.findUniqueOrThrow({ where: { id: crawlId } });
+  const notQueryable = await db.gameServer.count({ where: { sourceId, notQueryable: true, managementRegistered: false, lastListedAt: { gte: c.startedAt } } });
+  return {
+    crawlId,
+    key: c.key,
+    listed: c.listed,
+    queried: c.queried,
+    answered: c.answered,
+    failed: c.failed,
+    written: c.written,
+    partial: c.partial,
+    finished: c.finishedAt !== null,
+    elapsedMs: now() - startedMs,
+    notQueryable,
+  };
+}
+
+export async function runCrawlOnce(o: CrawlOnceOptions): Promise<CrawlProgress> {
+  const now = o.now ?? Date.now;
+  const source = await o.db.masterSource.findUniqueOrThrow({ where: { id: o.sourceId } });
+  const runner = new InlineRunner({ concurrency: o.config.workerConcurrency + 2, attempts: o.config.jobAttempts, backoffMs: Math.min(o.config.jobBackoffMs, 2000) });
+  const deps = buildCrawlDeps({
+    config: o.config,
+    db: o.db,
+    logger: o.logger,
+    sink: runner,
+    ...(o.querier ? { querier: o.querier } : {}),
+    ...(o.listSources ? { listSources: o.listSources } : {}),
+  });
+  runner.attach({
+    listRun: (job) => listRun(deps, job),
+    queryBatch: (job) => queryBatch(deps, job),
+    finishCrawl: (job) => finishCrawl(deps, job),
+  });
+  const startedMs = now();
+  const crawl = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, startedMs), startedAt: new Date(startedMs) });
+  if (!crawl) throw new Error(`source ${source.id} disappeared`);
+  let timer: NodeJS.Timeout | undefined;
+  if (o.onProgress) {
+    const report = o.onProgress;
+    timer = setInterval(() => {
+      readProgress(o.db, crawl.id, source.id, startedMs, now).then(report, () => undefined);
+    }, o.progressIntervalMs ?? 500);
+  }
+  try {
+    await runner.run();
+  } finally {
+    clearInterval(timer);
+  }
+  const totals = await readProgress(o.db, crawl.id, source.id, startedMs, now);
+  o.onProgress?.(totals);
+  return totals;
+}

@@ -1,0 +1,106 @@
+/**
+ * BullMQ plumbing: queue names, job names and deterministic job ids, and the JobSink that hands crawl
+ * steps on through Redis. The graphql layer may import this module (only this one) to enqueue work,
+ * e.g. triggerCrawl.
+ *
+ * Queues: `crawl` (start-crawl, list-run, finish-crawl, apply-retention) and `server-query`
+ * (query-batch), so long query work never starves listings. Job ids are `<job>-<stable key>` with no
+ * ':' in them; adding a job whose id exists is a no-op, and the database guards every step anyway.
+ */
+import { Queue, type JobsOptions } from 'bullmq';
+import IORedis from 'ioredis';
+import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from './crawl-jobs';
+
+export const CRAWL_QUEUE = 'crawl';
+export const QUERY_QUEUE = 'server-query';
+
+export const JOB = {
+  startCrawl: 'start-crawl',
+  listRun: 'list-run',
+  queryBatch: 'query-batch',
+  requeryServer: 'requery-server',
+  finishCrawl: 'finish-crawl',
+  applyRetention: 'apply-retention',
+} as const;
+
+export interface StartCrawlData {
+  sourceId: number;
+  /** Set for crawls triggered by hand (API, CLI); scheduled ones use the job's timestamp. */
+  requestedAtMs?: number;
+}
+
+export const RETENTION_SCHEDULER_ID = 'retention';
+export const schedulerIdOf = (sourceName: string): string => `sweep-${sourceName}`;
+
+export interface QueueSettings {
+  redisUrl: string;
+  prefix: string;
+  jobAttempts: number;
+  jobBackoffMs: number;
+}
+
+/** One Redis connection as BullMQ wants it (its own per Queue / Worker). */
+export function createRedis(url: string): IORedis {
+  return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+export function defaultJobOptions(s: Pick<QueueSettings, 'jobAttempts' | 'jobBackoffMs'>): JobsOptions {
+  return {
+    attempts: s.jobAttempts,
+    backoff: { type: 'exponential', delay: s.jobBackoffMs },
+    removeOnComplete: { age: 3600, count: 20_000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 20_000 },
+  };
+}
+
+export interface CrawlQueues {
+  crawl: Queue;
+  query: Queue;
+  close(): Promise<void>;
+}
+
+export function createCrawlQueues(s: QueueSettings): CrawlQueues {
+  const crawlConnection = createRedis(s.redisUrl);
+  const queryConnection = createRedis(s.redisUrl);
+  const defaults = defaultJobOptions(s);
+  const crawl = new Queue(CRAWL_QUEUE, { connection: crawlConnection, prefix: s.prefix, defaultJobOptions: defaults });
+  const query = new Queue(QUERY_QUEUE, { connection: queryConnection, prefix: s.prefix, defaultJobOptions: defaults });
+  return {
+    crawl,
+    query,
+    async close() {
+      await Promise.all([crawl.close(), query.close()]);
+      await Promise.all([crawlConnection.quit().catch(() => undefined), queryConnection.quit().catch(() => undefined)]);
+    },
+  };
+}
+
+export function createQueueSink(queues: Pick<CrawlQueues, 'crawl' | 'query'>): JobSink {
+  return {
+    async listRuns(jobs: ListRunJob[]) {
+      if (jobs.length === 0) return;
+      await queues.crawl.addBulk(jobs.map((data) => ({ name: JOB.listRun, data, opts: { jobId: `list-${data.crawlKey}-${data.runId}` } })));
+    },
+    async queryBatches(jobs: QueryBatchJob[]) {
+      if (jobs.length === 0) return;
+      await queues.query.addBulk(jobs.map((data) => ({ name: JOB.queryBatch, data, opts: { jobId: `query-${data.crawlKey}-${data.batchKey}` } })));
+    },
+    async finishCrawl(data: FinishCrawlJob) {
+      await queues.crawl.add(JOB.finishCrawl, data, { jobId: `finish-${data.crawlKey}` });
+    },
+  };
+}
+
+/** Starts a crawl of one source now (API triggerCrawl, CLI). Returns the job id. */
+export async function enqueueCrawl(queues: Pick<CrawlQueues, 'crawl'>, sourceId: number, nowMs = Date.now()): Promise<string> {
+  const jobId = `start-${sourceId}-${nowMs}`;
+  await queues.crawl.add(JOB.startCrawl, { sourceId, requestedAtMs: nowMs } satisfies StartCrawlData, { jobId });
+  return jobId;
+}
+
+/** Queries one game server now (API requeryServer). Returns the job id. */
+export async function enqueueServerQuery(queues: Pick<CrawlQueues, 'query'>, serverId: number, nowMs = Date.now()): Promise<string> {
+  const jobId = `requery-${serverId}-${nowMs}`;
+  await queues.query.add(JOB.requeryServer, { serverId }, { jobId, attempts: 1 });
+  return jobId;
+}

@@ -1,0 +1,45 @@
+/** Wires the crawl steps to the configuration: list sources, the querier per protocol, settings. */
+import type { Config } from '../shared/config';
+import type { Db } from '../shared/db';
+import type { Logger } from '../shared/logger';
+import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from './crawl-jobs';
+import type { ListSourceFactory } from './list-source';
+import type { Querier } from './querier';
+import { createA2sQuerier } from './queriers/a2s-querier';
+import { createListSourceFactory } from './sources';
+
+export function crawlSettingsOf(config: Config): CrawlSettings {
+  return {
+    queryBatchSize: config.queryBatchSize,
+    queryConcurrency: config.queryConcurrency,
+    offlineAfterFailures: config.offlineAfterFailures,
+    delistAfterMissedCrawls: config.delistAfterMissedCrawls,
+    fakePortsPerIp: config.fakePortsPerIp,
+    listTimeoutMs: config.listTimeoutMs,
+    addressAllowList: config.addressAllowList,
+  };
+}
+
+export function createDefaultQuerier(config: Config): Querier {
+  return createA2sQuerier({ timeoutMs: config.queryTimeoutMs, retries: config.queryRetries });
+}
+
+export function buildCrawlDeps(input: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  sink: JobSink;
+  querier?: Querier;
+  listSources?: ListSourceFactory;
+  onEvent?: (event: CrawlEvent) => void;
+}): CrawlDeps {
+  return {
+    db: input.db,
+    logger: input.logger,
+    sink: input.sink,
+    listSources: input.listSources ?? createListSourceFactory(input.config),
+    querier: input.querier ?? createDefaultQuerier(input.config),
+    settings: crawlSettingsOf(input.config),
+    ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+  };
+}
