@@ -60,7 +60,14 @@ function bindOne(spec: SimServerSpec): Promise<Bound> {
       const running: SimServerSpec = spec.queryPort === port ? spec : { ...spec, queryPort: port, state: { ...spec.state, gamePort: spec.state.gamePort || port } };
       const server = new SimServer(running);
       socket.on('message', (request, rinfo) => {
-        const reply = server.respond(request, `${rinfo.address}|${rinfo.port}`);
+        let reply;
+        try {
+          reply = server.respond(request, `${rinfo.address}|${rinfo.port}`);
+        } catch {
+          // A spec the encoders refuse (e.g. a name too long for a datagram): the server stays silent.
+          server.stats.garbage += 1;
+          return;
+        }
         if (reply === null || reply.datagrams.length === 0) return;
         const send = (): void => {
           try {

@@ -4,6 +4,7 @@
  * lays them out; the wire behaviour (challenges, loss, duplication, reordering, delay, silence,
  * malformed answers) comes from the spec's SimBehaviour and is deterministic from its seed.
  */
+import { isProtocolError } from '../protocol/errors';
 import { encodeChallengeResponse } from '../protocol/valve/a2s-challenge';
 import { encodeInfoResponse, type A2SInfo } from '../protocol/valve/a2s-info';
 import { encodePingResponse } from '../protocol/valve/a2a-ping';
@@ -31,6 +32,8 @@ export interface SimServerStats {
   challengesSent: number;
   repliesSent: number;
   datagramsDropped: number;
+  /** Set when compression was asked for but the bzip2 program is missing. */
+  compressionUnavailable?: boolean;
 }
 
 type ContentKind = 'source-info' | 'goldsrc-info' | 'players' | 'rules';
@@ -152,13 +155,15 @@ export class SimServer {
   private split(payload: Buffer): Buffer[] {
     const b = this.behaviour;
     if (payload.length <= b.maxPacketBytes) return [payload];
-    return splitResponse(payload, {
-      format: b.splitFormat,
-      id: 0,
-      maxPacketBytes: b.maxPacketBytes,
-      compress: b.compress && b.splitFormat === 'source',
-      sizeField: b.sizeField,
-    });
+    const options = { format: b.splitFormat, id: 0, maxPacketBytes: b.maxPacketBytes, compress: b.compress && b.splitFormat === 'source', sizeField: b.sizeField };
+    try {
+      return splitResponse(payload, options);
+    } catch (err) {
+      // Compression needs the bzip2 program; without it the server still answers, uncompressed.
+      if (!(options.compress && isProtocolError(err, 'NOT_SUPPORTED'))) throw err;
+      this.stats.compressionUnavailable = true;
+      return splitResponse(payload, { ...options, compress: false });
+    }
   }
 
   /** A new response id per reply (as real servers count them), keeping the compressed bit. */
