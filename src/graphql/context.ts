@@ -1,0 +1,35 @@
+/**
+ * The per-request context: database, loaders (new for every request, so nothing is cached across
+ * clients), a child logger carrying the request id, the caller's identity for the rate limit and its
+ * API-key status for mutations.
+ */
+import type { Logger } from 'pino';
+import type { ApiKeyStatus } from './auth';
+import type { ApiConfig } from './api-config';
+import type { Db } from './db';
+import { createLoaders, type Loaders } from './loaders';
+
+/** Enqueue a query of one game server now (the crawler's queue); absent when the API runs without one. */
+export type EnqueueQuery = (gameServerId: number) => Promise<void>;
+/** Start a crawl of one list source now. */
+export type EnqueueCrawl = (sourceId: number) => Promise<void>;
+
+export interface ApiEnqueue {
+  query?: EnqueueQuery;
+  crawl?: EnqueueCrawl;
+}
+
+export interface ApiContext {
+  prisma: Db;
+  loaders: Loaders;
+  logger: Logger;
+  requestId: string;
+  clientKey: string;
+  apiKeyStatus: ApiKeyStatus;
+  enqueue: ApiEnqueue;
+  config: ApiConfig;
+}
+
+export function createContext(fields: Omit<ApiContext, 'loaders'>): ApiContext {
+  return { ...fields, loaders: createLoaders(fields.prisma) };
+}

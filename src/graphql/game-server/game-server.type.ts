@@ -1,0 +1,168 @@
+/**
+ * The API shape of one game server: its identity, current state (as last seen, players and rules
+ * included) and flags. `history` and `source` are field resolvers (game-server.resolver.ts) that go
+ * through the per-request loaders. All times are UTC.
+ */
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum GameServerStatus {
+  UNKNOWN = 'UNKNOWN',
+  ONLINE = 'ONLINE',
+  OFFLINE = 'OFFLINE',
+  DELISTED = 'DELISTED',
+}
+registerEnumType(GameServerStatus, {
+  name: 'GameServerStatus',
+  description: 'ONLINE answered its last query; OFFLINE failed several in a row (last good state kept); DELISTED no longer listed by its source; UNKNOWN not (yet) answered or never queried by policy.',
+});
+
+export enum ServerOs {
+  LINUX = 'linux',
+  WINDOWS = 'windows',
+  MAC = 'mac',
+}
+registerEnumType(ServerOs, { name: 'ServerOs' });
+
+@ObjectType({ description: 'A player as last seen.' })
+export class Player {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Int, { nullable: true })
+  score!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Time connected, in seconds, as the server reported it.' })
+  durationSeconds!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  pingMs!: number | null;
+
+  @Field(() => String, { nullable: true })
+  team!: string | null;
+}
+
+@ObjectType({ description: 'A server rule (cvar) as last seen.' })
+export class Rule {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String)
+  value!: string;
+}
+
+@ObjectType({ description: 'One game server (address + query port) and its state as last seen.' })
+export class GameServer {
+  @Field(() => Int)
+  id!: number;
+
+  @Field(() => String, { description: 'IP literal (or host name for management-server registrations).' })
+  address!: string;
+
+  @Field(() => Int)
+  queryPort!: number;
+
+  @Field(() => Int, { nullable: true })
+  gamePort!: number | null;
+
+  @Field(() => String, { description: "Query protocol: 'source', 'quake3', 'gamespy2', ..." })
+  protocol!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Valve master region code it was listed under.' })
+  region!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 country code, when known.' })
+  country!: string | null;
+
+  @Field(() => GameServerStatus)
+  status!: GameServerStatus;
+
+  @Field(() => String, { nullable: true })
+  name!: string | null;
+
+  @Field(() => String, { nullable: true })
+  map!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Game directory (A2S folder).' })
+  folder!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Game description as the server reports it.' })
+  game!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  appId!: number | null;
+
+  @Field(() => String, { nullable: true, description: '64-bit game id, as a decimal string.' })
+  gameId!: string | null;
+
+  @Field(() => Int, { description: 'Players online at the last answer (bots included, as servers report them).' })
+  players!: number;
+
+  @Field(() => Int)
+  maxPlayers!: number;
+
+  @Field(() => Int, { nullable: true })
+  bots!: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  passwordProtected!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  vacSecured!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  dedicated!: boolean | null;
+
+  @Field(() => ServerOs, { nullable: true })
+  os!: ServerOs | null;
+
+  @Field(() => String, { nullable: true })
+  version!: string | null;
+
+  @Field(() => [String], { description: 'Tags (A2S keywords).' })
+  keywords!: string[];
+
+  @Field(() => String, { nullable: true })
+  steamId!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  pingMs!: number | null;
+
+  @Field(() => [Player], { description: 'Players at the last answer.' })
+  playerList!: Player[];
+
+  @Field(() => [Rule], { description: 'Rules at the last answer (some servers never send them).' })
+  rules!: Rule[];
+
+  @Field(() => Date)
+  firstSeenAt!: Date;
+
+  @Field(() => Date, { nullable: true, description: 'Last time a list source listed it.' })
+  lastListedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  lastQueriedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Last time it answered a query ("last seen").' })
+  lastAnsweredAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Error code of the last failed query.' })
+  lastError!: string | null;
+
+  @Field(() => Boolean, { description: 'Looks like a fake (farm of ports on one IP, impossible counts).' })
+  suspectedFake!: boolean;
+
+  @Field(() => Boolean, { description: 'Steam Datagram Relay address: cannot be queried directly.' })
+  isRelay!: boolean;
+
+  @Field(() => Boolean, { description: 'Private, reserved or blocked address: indexed, never queried.' })
+  notQueryable!: boolean;
+
+  @Field(() => Boolean, { description: 'Hidden from lists by an operator.' })
+  hidden!: boolean;
+
+  @Field(() => Boolean, { description: 'Registered with the management server: its state is what it reports.' })
+  managementRegistered!: boolean;
+
+  /** Not a GraphQL field: the `source` field resolver loads it. */
+  sourceId!: number | null;
+}

@@ -1,0 +1,158 @@
+/**
+ * Query depth and complexity limits, without a dependency: depth is a validation rule (it needs only
+ * the document), complexity is computed once the operation and its variables are known (a page size
+ * given as `$first` must count). Both errors carry code QUERY_TOO_COMPLEX.
+ *
+ * Cost model: every field costs 1, or its `complexity` extension (type-graphql's `@Field({ complexity })`)
+ * when it has one; a field with `first`/`last` multiplies the cost of what it selects by that page size
+ * (a list field without them by `defaultListSize`). Introspection (`__schema`, `__type`) is free and has no
+ * depth, so Apollo Sandbox and codegen tools keep working under tight limits.
+ */
+import {
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  GraphQLList,
+  isCompositeType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
+import { QueryTooComplexError } from './errors';
+
+export interface QueryLimits {
+  maxDepth: number;
+  maxComplexity: number;
+  /** Multiplier for a list field that has no `first`/`last` argument. */
+  defaultListSize: number;
+}
+
+export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxDepth: 10, maxComplexity: 50_000, defaultListSize: 10 };
+
+type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
+
+function selectionDepth(set: SelectionSetNode | undefined, fragments: Fragments, seen: Set<string>): number {
+  if (!set) return 0;
+  let max = 0;
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) {
+      if (sel.name.value.startsWith('__')) continue;
+      max = Math.max(max, sel.selectionSet ? 1 + selectionDepth(sel.selectionSet, fragments, seen) : 1);
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      max = Math.max(max, selectionDepth(sel.selectionSet, fragments, seen));
+    } else {
+      const name = sel.name.value;
+      const fragment = fragments.get(name);
+      if (!fragment || seen.has(name)) continue; // unknown or cyclic: other rules report it
+      seen.add(name);
+      max = Math.max(max, selectionDepth(fragment.selectionSet, fragments, seen));
+      seen.delete(name);
+    }
+  }
+  return max;
+}
+
+/** Validation rule: reject operations nested deeper than `maxDepth` fields. */
+export function depthLimitRule(maxDepth: number): (context: ValidationContext) => ASTVisitor {
+  return (context) => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const def of context.getDocument().definitions) {
+      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    }
+    return {
+      OperationDefinition(node) {
+        const depth = selectionDepth(node.selectionSet, fragments, new Set());
+        if (depth > maxDepth) {
+          context.reportError(new QueryTooComplexError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { depth, maxDepth }));
+        }
+      },
+    };
+  };
+}
+
+function ownCost(extensions: Readonly<Record<string, unknown>> | null | undefined): number {
+  const value = extensions?.['complexity'];
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 1;
+}
+
+function pageMultiplier(args: Record<string, unknown>, isList: boolean, limits: QueryLimits): number {
+  const first = args['first'];
+  const last = args['last'];
+  const sizes = [first, last].filter((v): v is number => typeof v === 'number' && v >= 0);
+  if (sizes.length > 0) return Math.max(...sizes);
+  return isList ? limits.defaultListSize : 1;
+}
+
+/** The estimated cost of an operation under the cost model above, with its variables applied. */
+export function operationComplexity(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Fragments,
+  variables: Record<string, unknown>,
+  limits: QueryLimits,
+): number {
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+  const visit = (set: SelectionSetNode, parent: GraphQLCompositeType, seen: Set<string>): number => {
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value.startsWith('__')) continue;
+        if (!isObjectType(parent) && !isInterfaceType(parent)) continue;
+        const def = parent.getFields()[sel.name.value];
+        if (!def) continue;
+        let args: Record<string, unknown> = {};
+        try {
+          args = getArgumentValues(def, sel, variables);
+        } catch {
+          // invalid arguments: execution reports them with a proper error
+        }
+        const named = getNamedType(def.type);
+        const isList = getNullableType(def.type) instanceof GraphQLList;
+        let cost = ownCost(def.extensions);
+        if (sel.selectionSet && isCompositeType(named)) {
+          cost += pageMultiplier(args, isList, limits) * visit(sel.selectionSet, named, seen);
+        }
+        total += cost;
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const cond = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
+        if (cond && isCompositeType(cond)) total += visit(sel.selectionSet, cond, seen);
+      } else {
+        const name = sel.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || seen.has(name)) continue;
+        const cond = schema.getType(fragment.typeCondition.name.value);
+        if (!cond || !isCompositeType(cond)) continue;
+        seen.add(name);
+        total += visit(fragment.selectionSet, cond, seen);
+        seen.delete(name);
+      }
+    }
+    return total;
+  };
+  return visit(operation.selectionSet, root, new Set());
+}
+
+/** Throws QUERY_TOO_COMPLEX when the operation's cost is over the limit. */
+export function assertComplexity(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Fragments,
+  variables: Record<string, unknown>,
+  limits: QueryLimits,
+): void {
+  const complexity = operationComplexity(schema, operation, fragments, variables, limits);
+  if (complexity > limits.maxComplexity) {
+    throw new QueryTooComplexError(`query complexity ${complexity} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages or fewer fields`, {
+      complexity,
+      maxComplexity: limits.maxComplexity,
+    });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Apollo plugins: the read rate limit and the complexity limit (both need the resolved operation and
+ * its variables), and logging of internal errors with the request id before formatError masks them.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
+import type { ApiContext } from './context';
+import { isClientErrorCode, maskedErrorRequestIds, RateLimitedError } from './errors';
+import { assertComplexity, type QueryLimits } from './limits';
+import type { RateLimiter } from './rate-limit';
+
+export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): ApolloServerPlugin<ApiContext> {
+  return {
+    requestDidStart() {
+      return Promise.resolve({
+        async didResolveOperation(rc) {
+          // Reads are public and rate limited per client; mutations need a key and are not counted.
+          if (rc.operation.operation === 'query') {
+            const decision = await rateLimiter.hit(rc.contextValue.clientKey);
+            if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+          }
+          const fragments = new Map<string, FragmentDefinitionNode>();
+          for (const def of rc.document.definitions) {
+            if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          }
+          assertComplexity(rc.schema, rc.operation, fragments, rc.request.variables ?? {}, limits);
+        },
+      });
+    },
+  };
+}
+
+function codeOf(error: GraphQLError): unknown {
+  const original = unwrapResolverError(error);
+  if (original instanceof GraphQLError && original.extensions['code'] !== undefined) return original.extensions['code'];
+  return error.extensions['code'];
+}
+
+export function errorLoggingPlugin(): ApolloServerPlugin<ApiContext> {
+  return {
+    requestDidStart() {
+      return Promise.resolve({
+        didEncounterErrors(rc) {
+          for (const error of rc.errors) {
+            const code = codeOf(error);
+            // graphql-js reports client mistakes (unknown field, bad variable) as uncoded errors without a
+            // path; errors with a path come from resolvers, where an uncoded error is our bug.
+            if (isClientErrorCode(code) || (code === undefined && error.path === undefined)) continue;
+            const original = unwrapResolverError(error);
+            if (typeof original === 'object' && original !== null) maskedErrorRequestIds.set(original, rc.contextValue.requestId);
+            rc.contextValue.logger.error({ err: original, path: error.path, operationName: rc.operationName }, 'internal error in a GraphQL request');
+          }
+          return Promise.resolve();
+        },
+      });
+    },
+  };
+}
