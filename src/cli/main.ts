@@ -12,6 +12,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   query: { summary: 'query one game server (info, players, rules)', load: () => load('./commands/query') },
   master: { summary: 'list a Valve master server or the Steam Web API', load: () => load('./commands/master') },
   management: { summary: 'run a management server (seed 002) or list a remote one', load: () => load('./commands/management') },
+  schema: { summary: 'print the GraphQL schema (SDL)', load: () => load('./commands/schema') },
   decode: { summary: 'decode captured responses from hex on standard input', load: () => load('./commands/decode') },
   simulate: { summary: 'run a fleet of simulated A2S servers on loopback', load: () => load('./commands/simulate') },
   migrate: { summary: 'apply the database migrations (safe to repeat)', load: () => load('./commands/migrate') },

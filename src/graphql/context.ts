@@ -3,10 +3,10 @@
  * clients), a child logger carrying the request id, the caller's identity for the rate limit and its
  * API-key status for mutations.
  */
-import type { Logger } from 'pino';
+import type { Logger } from '../shared/logger';
 import type { ApiKeyStatus } from './auth';
 import type { ApiConfig } from './api-config';
-import type { Db } from './db';
+import type { Db } from '../shared/db';
 import { createLoaders, type Loaders } from './loaders';
 
 /** Enqueue a query of one game server now (the crawler's queue); absent when the API runs without one. */
@@ -24,6 +24,8 @@ export interface ApiContext {
   loaders: Loaders;
   logger: Logger;
   requestId: string;
+  /** The request's clock reading: every relative time in one request uses the same instant. */
+  now: Date;
   clientKey: string;
   apiKeyStatus: ApiKeyStatus;
   enqueue: ApiEnqueue;

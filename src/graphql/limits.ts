@@ -34,8 +34,6 @@ export interface QueryLimits {
   defaultListSize: number;
 }
 
-export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxDepth: 10, maxComplexity: 50_000, defaultListSize: 10 };
-
 type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
 function selectionDepth(set: SelectionSetNode | undefined, fragments: Fragments, seen: Set<string>): number {

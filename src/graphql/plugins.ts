@@ -15,8 +15,10 @@ export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): Apo
     requestDidStart() {
       return Promise.resolve({
         async didResolveOperation(rc) {
+          const operation = rc.operation;
+          if (!operation) return; // Apollo reports a missing operation itself
           // Reads are public and rate limited per client; mutations need a key and are not counted.
-          if (rc.operation.operation === 'query') {
+          if (operation.operation === 'query') {
             const decision = await rateLimiter.hit(rc.contextValue.clientKey);
             if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
           }
@@ -24,7 +26,7 @@ export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): Apo
           for (const def of rc.document.definitions) {
             if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           }
-          assertComplexity(rc.schema, rc.operation, fragments, rc.request.variables ?? {}, limits);
+          assertComplexity(rc.schema, operation, fragments, rc.request.variables ?? {}, limits);
         },
       });
     },

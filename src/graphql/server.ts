@@ -18,11 +18,11 @@ import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express from 'express';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { ApiConfig } from './api-config';
+import type { Logger } from '../shared/logger';
+import { DEFAULT_LIST_SIZE_FOR_COMPLEXITY, type ApiConfig } from './api-config';
 import { createApiKeyChecker } from './auth';
 import { createContext, type ApiContext, type ApiEnqueue } from './context';
-import type { Db } from './db';
+import type { Db } from '../shared/db';
 import { formatApiError } from './errors';
 import { depthLimitRule } from './limits';
 import { errorLoggingPlugin, limitsPlugin } from './plugins';
@@ -70,20 +70,22 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const httpServer = http.createServer(app);
 
   const schema = await buildApiSchema();
+  const rateLimit = { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs };
   const rateLimiter = deps.redis
-    ? createRedisRateLimiter(deps.redis, `${config.redisKeyPrefix}ratelimit:`, config.apiRateLimit)
-    : createMemoryRateLimiter(config.apiRateLimit);
+    ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:api-ratelimit:`, rateLimit)
+    : createMemoryRateLimiter(rateLimit);
+  const queryLimits = { maxDepth: config.apiMaxDepth, maxComplexity: config.apiMaxComplexity, defaultListSize: DEFAULT_LIST_SIZE_FOR_COMPLEXITY };
   const checkApiKey = createApiKeyChecker(config.apiKeys);
 
   const apollo = new ApolloServer<ApiContext>({
     schema,
     formatError: formatApiError,
     includeStacktraceInErrorResponses: false,
-    validationRules: [depthLimitRule(config.apiQueryLimits.maxDepth)],
+    validationRules: [depthLimitRule(queryLimits.maxDepth)],
     introspection: true,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      limitsPlugin(config.apiQueryLimits, rateLimiter),
+      limitsPlugin(queryLimits, rateLimiter),
       errorLoggingPlugin(),
       config.production
         ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
@@ -132,6 +134,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
             prisma: deps.prisma,
             logger: logger.child({ requestId }),
             requestId,
+            now: new Date(),
             clientKey: clientKeyOf(req),
             apiKeyStatus: checkApiKey(req.headers.authorization),
             enqueue: deps.enqueue ?? {},

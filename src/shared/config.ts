@@ -84,6 +84,17 @@ const envSchema = z.object({
   API_HOST: z.string().default('0.0.0.0'),
   API_PORT: int(0, 65535).default(4000),
   GSINDEX_API_KEYS: z.string().default(''),
+  /** Comma-separated allowed origins, or '*' for any. */
+  API_CORS_ORIGINS: z.string().default('*'),
+  /** Read requests per client per window; 0 disables the limit. */
+  API_RATE_LIMIT: int(0, 1_000_000).default(600),
+  API_RATE_LIMIT_WINDOW_MS: int(1000, 24 * 3600 * 1000).default(60_000),
+  API_MAX_PAGE_SIZE: int(1, 10_000).default(100),
+  API_MAX_DEPTH: int(2, 100).default(10),
+  API_MAX_COMPLEXITY: int(100, 100_000_000).default(50_000),
+  /** Longest range a RAW history query may ask for, in hours. */
+  API_RAW_HISTORY_MAX_HOURS: int(1, 24 * 366).default(48),
+  NODE_ENV: z.string().default('development'),
   SERVE_ROLES: z.string().default('api,scheduler,worker,management'),
   MIGRATE_ON_START: bool.default(true),
 });
@@ -122,6 +133,15 @@ export interface Config {
   apiHost: string;
   apiPort: number;
   apiKeys: readonly string[];
+  apiCorsOrigins: readonly string[];
+  apiRateLimitMax: number;
+  apiRateLimitWindowMs: number;
+  apiMaxPageSize: number;
+  apiMaxDepth: number;
+  apiMaxComplexity: number;
+  apiRawHistoryMaxHours: number;
+  /** NODE_ENV=production: no Sandbox landing page. */
+  production: boolean;
   roles: readonly ServeRole[];
   migrateOnStart: boolean;
 }
@@ -223,6 +243,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiHost: e.API_HOST,
     apiPort: e.API_PORT,
     apiKeys: Object.freeze(e.GSINDEX_API_KEYS.split(',').map((s) => s.trim()).filter((s) => s !== '')),
+    apiCorsOrigins: Object.freeze(e.API_CORS_ORIGINS.split(',').map((s) => s.trim()).filter((s) => s !== '')),
+    apiRateLimitMax: e.API_RATE_LIMIT,
+    apiRateLimitWindowMs: e.API_RATE_LIMIT_WINDOW_MS,
+    apiMaxPageSize: e.API_MAX_PAGE_SIZE,
+    apiMaxDepth: e.API_MAX_DEPTH,
+    apiMaxComplexity: e.API_MAX_COMPLEXITY,
+    apiRawHistoryMaxHours: e.API_RAW_HISTORY_MAX_HOURS,
+    production: e.NODE_ENV === 'production',
     roles: Object.freeze(roles),
     migrateOnStart: e.MIGRATE_ON_START,
   });

@@ -1,0 +1,200 @@
+/**
+ * Mutations, every one behind an API key (RequireApiKey runs before any of them touches anything).
+ * Work for the crawler (query a server now, crawl a source now) goes through injected enqueue
+ * functions; without them those mutations answer false.
+ */
+import ipaddr from 'ipaddr.js';
+import { Arg, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import { Prisma } from '../../generated/prisma/client';
+import { PROTOCOL_IDS } from '../../protocol/status';
+import { RequireApiKey } from '../auth';
+import type { ApiContext } from '../context';
+import { BadUserInputError, NotFoundError } from '../errors';
+import { toGameServer } from '../game-server/game-server.mapper';
+import { GameServer } from '../game-server/game-server.type';
+import { toBlockedRange, toMasterSource } from '../source/source.mapper';
+import { BlockedRange, MasterSource } from '../source/source.type';
+import { AddServerInput, AddSourceInput, UpdateSourceInput } from './admin.inputs';
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** An IP literal in the canonical text the crawler stores (IPv4-mapped IPv6 as IPv4). */
+function ipText(name: string, value: string): string {
+  const t = value.trim();
+  let ip: ipaddr.IPv4 | ipaddr.IPv6 | null = null;
+  if (ipaddr.IPv4.isValidFourPartDecimal(t)) ip = ipaddr.IPv4.parse(t);
+  else if (t.includes(':') && ipaddr.IPv6.isValid(t)) {
+    const v6 = ipaddr.IPv6.parse(t);
+    ip = v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+  }
+  if (!ip) throw new BadUserInputError(name, `'${value}' is not an IP address`);
+  return ip.toString();
+}
+
+function cidrText(name: string, value: string): string {
+  try {
+    const [addr, bits] = ipaddr.parseCIDR(value.trim());
+    // Store the network itself (203.0.113.0/24, not 203.0.113.7/24) so one range has one spelling.
+    const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(value.trim()) : ipaddr.IPv6.networkAddressFromCIDR(value.trim());
+    return `${network.toString()}/${bits}`;
+  } catch {
+    throw new BadUserInputError(name, `'${value}' is not a CIDR range (e.g. 203.0.113.0/24)`);
+  }
+}
+
+function port(name: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new BadUserInputError(name, 'must be a port number (1-65535)');
+  return n;
+}
+
+function regions(name: string, list: number[]): number[] {
+  for (const r of list) if (!Number.isInteger(r) || r < 0 || r > 255) throw new BadUserInputError(name, `${r} is not a region code (0-255)`);
+  return list;
+}
+
+function intervalMs(name: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1000 || n > 7 * 24 * 3600 * 1000) throw new BadUserInputError(name, 'must be between 1000 ms and 7 days');
+  return n;
+}
+
+function nonEmpty(name: string, s: string, max = 255): string {
+  const t = s.trim();
+  if (t === '' || t.length > max) throw new BadUserInputError(name, `must be 1-${max} characters`);
+  return t;
+}
+
+const isUniqueViolation = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+const isNotFound = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025';
+
+async function orNotFound<T>(what: string, op: Promise<T>): Promise<T> {
+  try {
+    return await op;
+  } catch (err) {
+    if (isNotFound(err)) throw new NotFoundError(what);
+    throw err;
+  }
+}
+
+@Resolver()
+@UseMiddleware(RequireApiKey)
+export class AdminResolver {
+  @Mutation(() => GameServer, { description: 'Index a server by address and query port (idempotent) and query it as soon as a worker can.' })
+  async addServer(@Arg('input', () => AddServerInput) input: AddServerInput, @Ctx() ctx: ApiContext): Promise<GameServer> {
+    const address = ipText('input.address', input.address);
+    const queryPort = port('input.port', input.port);
+    const gamePort = input.gamePort == null ? null : port('input.gamePort', input.gamePort);
+    if (!(PROTOCOL_IDS as readonly string[]).includes(input.protocol)) {
+      throw new BadUserInputError('input.protocol', `unknown protocol '${input.protocol}' (known: ${PROTOCOL_IDS.join(', ')})`);
+    }
+    const row = await ctx.prisma.gameServer.upsert({
+      where: { address_queryPort: { address, queryPort } },
+      create: { address, ip: address, queryPort, gamePort, protocol: input.protocol },
+      update: {},
+    });
+    await ctx.enqueue.query?.(row.id);
+    return toGameServer(row);
+  }
+
+  @Mutation(() => Boolean, { description: 'Delete a server and its history.' })
+  async removeServer(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<boolean> {
+    await orNotFound(`game server ${id}`, ctx.prisma.gameServer.delete({ where: { id } }));
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Query a server now. false when this API process has no queue to hand it to.' })
+  async requeryServer(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<boolean> {
+    const row = await ctx.prisma.gameServer.findUnique({ where: { id }, select: { id: true } });
+    if (!row) throw new NotFoundError(`game server ${id}`);
+    if (!ctx.enqueue.query) return false;
+    await ctx.enqueue.query(id);
+    return true;
+  }
+
+  @Mutation(() => GameServer, { description: 'Hide a server from lists and aggregates (or show it again).' })
+  async setServerHidden(@Arg('id', () => Int) id: number, @Arg('hidden', () => Boolean) hidden: boolean, @Ctx() ctx: ApiContext): Promise<GameServer> {
+    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { hidden } })));
+  }
+
+  @Mutation(() => GameServer, { description: 'Clear the suspected-fake flag of a server.' })
+  async clearFakeFlag(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
+    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { suspectedFake: false } })));
+  }
+
+  @Mutation(() => MasterSource)
+  async addSource(@Arg('input', () => AddSourceInput) input: AddSourceInput, @Ctx() ctx: ApiContext): Promise<MasterSource> {
+    if (!SLUG.test(input.name)) throw new BadUserInputError('input.name', 'a slug: lower-case letters, digits and dashes, at most 63');
+    const data = {
+      name: input.name,
+      kind: input.kind,
+      host: nonEmpty('input.host', input.host),
+      port: input.port == null ? null : port('input.port', input.port),
+      filter: input.filter ?? '',
+      regions: regions('input.regions', input.regions ?? []),
+      intervalMs: input.intervalMs == null ? ctx.config.crawlIntervalMs : intervalMs('input.intervalMs', input.intervalMs),
+      enabled: input.enabled ?? true,
+    };
+    if (data.filter.length > 500) throw new BadUserInputError('input.filter', 'longer than 500 characters');
+    try {
+      return toMasterSource(await ctx.prisma.masterSource.create({ data }));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new BadUserInputError('input.name', `a source named '${input.name}' exists`);
+      throw err;
+    }
+  }
+
+  @Mutation(() => MasterSource)
+  async updateSource(@Arg('id', () => Int) id: number, @Arg('input', () => UpdateSourceInput) input: UpdateSourceInput, @Ctx() ctx: ApiContext): Promise<MasterSource> {
+    const data: Prisma.MasterSourceUpdateInput = {};
+    if (input.host != null) data.host = nonEmpty('input.host', input.host);
+    if (input.port !== undefined) data.port = input.port === null ? null : port('input.port', input.port);
+    if (input.filter != null) {
+      if (input.filter.length > 500) throw new BadUserInputError('input.filter', 'longer than 500 characters');
+      data.filter = input.filter;
+    }
+    if (input.regions != null) data.regions = regions('input.regions', input.regions);
+    if (input.intervalMs != null) data.intervalMs = intervalMs('input.intervalMs', input.intervalMs);
+    if (input.enabled != null) data.enabled = input.enabled;
+    return toMasterSource(await orNotFound(`source ${id}`, ctx.prisma.masterSource.update({ where: { id }, data })));
+  }
+
+  @Mutation(() => Boolean, { description: 'Delete a source and its crawls; its servers stay indexed.' })
+  async removeSource(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<boolean> {
+    await orNotFound(`source ${id}`, ctx.prisma.masterSource.delete({ where: { id } }));
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Crawl a source now. false when this API process has no queue to hand it to.' })
+  async triggerCrawl(@Arg('sourceId', () => Int) sourceId: number, @Ctx() ctx: ApiContext): Promise<boolean> {
+    const row = await ctx.prisma.masterSource.findUnique({ where: { id: sourceId }, select: { id: true } });
+    if (!row) throw new NotFoundError(`source ${sourceId}`);
+    if (!ctx.enqueue.crawl) return false;
+    await ctx.enqueue.crawl(sourceId);
+    return true;
+  }
+
+  @Mutation(() => BlockedRange, { description: 'Never query addresses in this CIDR range again (idempotent).' })
+  async blockRange(@Arg('cidr', () => String) cidr: string, @Ctx() ctx: ApiContext, @Arg('reason', () => String, { nullable: true }) reason?: string | null): Promise<BlockedRange> {
+    const text = cidrText('cidr', cidr);
+    // inet columns go through SQL: Prisma treats them as text, and the unique key is on the inet value.
+    const rows = await ctx.prisma.$queryRaw<Array<{ id: number }>>`
+      INSERT INTO blocked_range (cidr, reason) VALUES (${text}::inet, ${reason ?? null})
+      ON CONFLICT (cidr) DO UPDATE SET reason = COALESCE(EXCLUDED.reason, blocked_range.reason)
+      RETURNING id`;
+    const row = await ctx.prisma.blockedRange.findUniqueOrThrow({ where: { id: rows[0]?.id ?? -1 } });
+    return toBlockedRange(row);
+  }
+
+  @Mutation(() => Boolean, { description: 'Allow a blocked range again. false when it was not blocked.' })
+  async unblockRange(@Arg('cidr', () => String) cidr: string, @Ctx() ctx: ApiContext): Promise<boolean> {
+    const text = cidrText('cidr', cidr);
+    const n = await ctx.prisma.$executeRaw`DELETE FROM blocked_range WHERE cidr = ${text}::inet`;
+    return n > 0;
+  }
+
+  @Mutation(() => Int, { description: 'Delete DELISTED servers not listed since before this time, with their history. Returns how many.' })
+  async purgeDelisted(@Arg('olderThan', () => Date) olderThan: Date, @Ctx() ctx: ApiContext): Promise<number> {
+    if (Number.isNaN(olderThan.getTime()) || olderThan.getTime() > ctx.now.getTime()) throw new BadUserInputError('olderThan', 'must be a time in the past');
+    return ctx.prisma.$executeRaw`
+      DELETE FROM game_server WHERE status = 'DELISTED' AND COALESCE(last_listed_at, first_seen_at) < ${olderThan}::timestamptz`;
+  }
+}

@@ -1,0 +1,120 @@
+/** Query.servers / server / serverByAddress and the GameServer fields that read beyond its row. */
+import ipaddr from 'ipaddr.js';
+import { Arg, Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { DEFAULT_PAGE_SIZE } from '../api-config';
+import { PageInfo, toPageRequest } from '../common/connection';
+import type { ApiContext } from '../context';
+import { BadUserInputError, NotFoundError } from '../errors';
+import { DAY_MS, HOUR_MS, planHistory } from '../history/history-plan';
+import { HistoryResolution, ServerHistory } from '../history/history.type';
+import { toMasterSource } from '../source/source.mapper';
+import { MasterSource } from '../source/source.type';
+import { ServerOrderField, ServersArgs } from './game-server.args';
+import { toGameServer } from './game-server.mapper';
+import { GameServer } from './game-server.type';
+import { ServerConnection, ServerEdge } from './server-connection.type';
+import { buildServerWhere } from './server-filter';
+import { countServers, listServerPage } from './server-list';
+import { SORT_KEYS } from './server-order';
+
+export function historySettings(ctx: ApiContext) {
+  return {
+    now: ctx.now,
+    rawWindowMs: ctx.config.historyRawDays * DAY_MS,
+    rawMaxRangeMs: ctx.config.apiRawHistoryMaxHours * HOUR_MS,
+    crawlIntervalMs: ctx.config.crawlIntervalMs,
+  };
+}
+
+function checkPort(name: string, port: number): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new BadUserInputError(name, 'must be a port number (1-65535)');
+  return port;
+}
+
+@Resolver(() => GameServer)
+export class GameServerResolver {
+  @Query(() => ServerConnection, { description: 'Game servers, filtered, sorted and paged with Relay cursors (keyset: every page costs the same).' })
+  async servers(@Args(() => ServersArgs) args: ServersArgs, @Ctx() ctx: ApiContext): Promise<ServerConnection> {
+    const page = toPageRequest(args, DEFAULT_PAGE_SIZE, ctx.config.apiMaxPageSize);
+    const field = args.orderBy?.field ?? ServerOrderField.PLAYERS;
+    const key = SORT_KEYS[field];
+    const direction = args.orderBy?.direction ?? key.defaultDirection;
+    const where = buildServerWhere(args.filter, ctx.now);
+    const result = await listServerPage(ctx.prisma, where, key, direction, page);
+    const ids = result.rows.map((r) => r.id);
+    const rows = ids.length > 0 ? await ctx.prisma.gameServer.findMany({ where: { id: { in: ids } } }) : [];
+    const byId = new Map(rows.map((r) => [r.id, toGameServer(r)]));
+    const edges: ServerEdge[] = [];
+    for (const r of result.rows) {
+      const node = byId.get(r.id);
+      if (node) edges.push(Object.assign(new ServerEdge(), { cursor: r.cursor, node })); // deleted between the two reads: skipped
+    }
+    return Object.assign(new ServerConnection(), {
+      edges,
+      nodes: edges.map((e) => e.node),
+      pageInfo: Object.assign(new PageInfo(), {
+        hasNextPage: result.hasNextPage,
+        hasPreviousPage: result.hasPreviousPage,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges[edges.length - 1]?.cursor ?? null,
+      }),
+      where,
+    });
+  }
+
+  @Query(() => GameServer, { nullable: true, description: 'One game server by id (NOT_FOUND error when there is none).' })
+  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
+    const row = await ctx.prisma.gameServer.findUnique({ where: { id } });
+    if (!row) throw new NotFoundError(`game server ${id}`);
+    return toGameServer(row);
+  }
+
+  @Query(() => GameServer, { nullable: true, description: 'One game server by IP address and query port (NOT_FOUND error when there is none).' })
+  async serverByAddress(@Arg('address', () => String) address: string, @Arg('port', () => Int, { description: 'The query port.' }) port: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
+    const text = address.trim();
+    if (!ipaddr.isValid(text)) throw new BadUserInputError('address', `'${address}' is not an IP address`);
+    checkPort('port', port);
+    // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
+    const found = await ctx.prisma.$queryRaw<Array<{ id: number }>>`
+      SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ipaddr.parse(text).toNormalizedString()}::inet)
+      ORDER BY (address = ${text}) DESC LIMIT 1`;
+    const row = found[0] ? await ctx.prisma.gameServer.findUnique({ where: { id: found[0].id } }) : null;
+    if (!row) throw new NotFoundError(`game server ${text} port ${port}`);
+    return toGameServer(row);
+  }
+
+  @FieldResolver(() => ServerHistory, { complexity: 5, description: 'History over [from, to) (default: the last 24 hours).' })
+  history(
+    @Root() server: GameServer,
+    @Ctx() ctx: ApiContext,
+    @Arg('from', () => Date, { nullable: true }) from?: Date | null,
+    @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
+  ): ServerHistory {
+    const plan = planHistory({ from, to, resolution }, historySettings(ctx));
+    return Object.assign(new ServerHistory(), {
+      resolution: plan.resolution,
+      bucketSeconds: plan.bucketMs / 1000,
+      from: plan.from,
+      to: plan.to,
+      gameServerId: server.id,
+      plan,
+    });
+  }
+
+  @FieldResolver(() => MasterSource, { nullable: true, description: 'The list source that listed it.' })
+  async source(@Root() server: GameServer, @Ctx() ctx: ApiContext): Promise<MasterSource | null> {
+    if (server.sourceId === null) return null;
+    const row = await ctx.loaders.source.load(server.sourceId);
+    return row ? toMasterSource(row) : null;
+  }
+}
+
+@Resolver(() => ServerConnection)
+export class ServerConnectionResolver {
+  @FieldResolver(() => Int, { complexity: 10, description: 'Servers matching the filter (counted on request).' })
+  totalCount(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
+    return countServers(ctx.prisma, conn.where);
+  }
+}
+

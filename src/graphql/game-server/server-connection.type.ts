@@ -1,0 +1,29 @@
+/** The Relay connection of `servers`. `totalCount` is counted only when asked for. */
+import { Field, ObjectType } from 'type-graphql';
+import type { Prisma } from '../../generated/prisma/client';
+import { PageInfo } from '../common/connection';
+import { GameServer } from './game-server.type';
+
+@ObjectType()
+export class ServerEdge {
+  @Field(() => String, { description: 'Opaque and stable: the same server under the same ordering always has the same cursor.' })
+  cursor!: string;
+
+  @Field(() => GameServer)
+  node!: GameServer;
+}
+
+@ObjectType({ description: 'A page of game servers.' })
+export class ServerConnection {
+  @Field(() => [ServerEdge])
+  edges!: ServerEdge[];
+
+  @Field(() => [GameServer], { description: 'The nodes of `edges`, for clients that need no cursors.' })
+  nodes!: GameServer[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+
+  /** The filter, kept for the `totalCount` field resolver. */
+  where!: Prisma.Sql;
+}

@@ -1,0 +1,82 @@
+/** ServerHistory's series (through the loaders: one statement per page, not per server) and Query.population. */
+import { Arg, Ctx, FieldResolver, InputType, Field, Int, Query, Resolver, Root } from 'type-graphql';
+import type { ApiContext } from '../context';
+import { BadUserInputError } from '../errors';
+import { historySettings } from '../game-server/game-server.resolver';
+import { rawBoundary } from './history-store';
+import { planHistory } from './history-plan';
+import { HistoryPoint, HistoryResolution, MapSpan, PopulationSeries, ServerHistory } from './history.type';
+import { loadPopulation, type PopulationDimension } from './population-store';
+
+@Resolver(() => ServerHistory)
+export class ServerHistoryResolver {
+  @FieldResolver(() => [HistoryPoint], { complexity: 10 })
+  points(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<HistoryPoint[]> {
+    const boundary = rawBoundary(ctx.now, ctx.config.historyRawDays * 86_400_000);
+    return ctx.loaders.history.load({ gameServerId: history.gameServerId, plan: history.plan, boundary });
+  }
+
+  @FieldResolver(() => [MapSpan], { complexity: 10, description: 'Maps played over the range, oldest first: consecutive samples on one map merged.' })
+  mapTimeline(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<MapSpan[]> {
+    const boundary = rawBoundary(ctx.now, ctx.config.historyRawDays * 86_400_000);
+    return ctx.loaders.mapTimeline.load({ gameServerId: history.gameServerId, plan: history.plan, boundary });
+  }
+}
+
+@InputType({ description: 'Which aggregate: give at most one field (none = every server).' })
+export class PopulationFilterInput {
+  @Field(() => Int, { nullable: true })
+  appId?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Game directory.' })
+  folder?: string | null;
+
+  @Field(() => String, { nullable: true })
+  map?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Valve region code.' })
+  region?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'ISO country code.' })
+  country?: string | null;
+
+  @Field(() => String, { nullable: true })
+  protocol?: string | null;
+}
+
+function toDimension(filter: PopulationFilterInput | null | undefined): { dimension: PopulationDimension; key: string } {
+  const given: Array<{ dimension: PopulationDimension; key: string; name: string }> = [];
+  if (filter?.appId != null) given.push({ dimension: 'APP', key: String(filter.appId), name: 'appId' });
+  if (filter?.folder != null) given.push({ dimension: 'FOLDER', key: filter.folder, name: 'folder' });
+  if (filter?.map != null) given.push({ dimension: 'MAP', key: filter.map, name: 'map' });
+  if (filter?.region != null) given.push({ dimension: 'REGION', key: String(filter.region), name: 'region' });
+  if (filter?.country != null) given.push({ dimension: 'COUNTRY', key: filter.country.toUpperCase(), name: 'country' });
+  if (filter?.protocol != null) given.push({ dimension: 'PROTOCOL', key: filter.protocol, name: 'protocol' });
+  if (given.length > 1) throw new BadUserInputError(`filter.${given[1]?.name ?? ''}`, 'give one dimension at a time (population is rolled up per game, map, region, country or protocol)');
+  return given[0] ?? { dimension: 'ALL', key: '' };
+}
+
+@Resolver()
+export class PopulationResolver {
+  @Query(() => PopulationSeries, { complexity: 10, description: "Aggregate series behind a game's, a map's or a region's chart, from the hourly and daily rollups (suspected fakes, relays and hidden servers left out)." })
+  async population(
+    @Ctx() ctx: ApiContext,
+    @Arg('filter', () => PopulationFilterInput, { nullable: true }) filter?: PopulationFilterInput | null,
+    @Arg('from', () => Date, { nullable: true }) from?: Date | null,
+    @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
+  ): Promise<PopulationSeries> {
+    const { dimension, key } = toDimension(filter);
+    const plan = planHistory({ from, to, resolution }, historySettings(ctx), false);
+    const points = await loadPopulation(ctx.prisma, dimension, key, plan);
+    return Object.assign(new PopulationSeries(), {
+      resolution: plan.resolution,
+      bucketSeconds: plan.bucketMs / 1000,
+      from: plan.from,
+      to: plan.to,
+      dimension,
+      key,
+      points,
+    });
+  }
+}

@@ -1,0 +1,117 @@
+/** History series of one server and of aggregates, as chart points. Times are UTC bucket starts. */
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { HistoryPlan } from './history-plan';
+
+export enum HistoryResolution {
+  AUTO = 'AUTO',
+  RAW = 'RAW',
+  HOUR = 'HOUR',
+  DAY = 'DAY',
+}
+registerEnumType(HistoryResolution, {
+  name: 'HistoryResolution',
+  description: 'AUTO picks RAW, HOUR or DAY buckets (several hours or days each when needed) so a series has at most a few hundred points; RAW is one point per crawl, only inside the raw-history window.',
+});
+
+@ObjectType({ description: 'One bucket of a server history.' })
+export class HistoryPoint {
+  @Field(() => Date, { description: 'Start of the bucket (for RAW, the crawl time).' })
+  at!: Date;
+
+  @Field(() => Int, { description: 'Crawls that sampled the server in the bucket.' })
+  samples!: number;
+
+  @Field(() => Int, { nullable: true })
+  playersMin!: number | null;
+
+  @Field(() => Float, { description: 'Average players over the samples (offline samples count as 0).' })
+  playersAvg!: number;
+
+  @Field(() => Int, { nullable: true })
+  playersMax!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Most bots seen in the bucket.' })
+  bots!: number | null;
+
+  @Field(() => Float, { description: 'Share of the samples in which the server answered (0-1).' })
+  onlineShare!: number;
+
+  @Field(() => String, { nullable: true, description: 'Most-seen map in the bucket.' })
+  map!: string | null;
+}
+
+@ObjectType({ description: 'A stretch of time on one map.' })
+export class MapSpan {
+  @Field(() => String)
+  map!: string;
+
+  @Field(() => Date)
+  from!: Date;
+
+  @Field(() => Date)
+  to!: Date;
+}
+
+@ObjectType({ description: "A server's history over a time range." })
+export class ServerHistory {
+  @Field(() => HistoryResolution, { description: 'The resolution used (never AUTO).' })
+  resolution!: HistoryResolution;
+
+  @Field(() => Int, { description: 'Length of one bucket in seconds (0 for RAW: one point per crawl).' })
+  bucketSeconds!: number;
+
+  @Field(() => Date)
+  from!: Date;
+
+  @Field(() => Date)
+  to!: Date;
+
+  /** For the points and mapTimeline field resolvers. */
+  gameServerId!: number;
+  plan!: HistoryPlan;
+}
+
+@ObjectType({ description: 'One bucket of an aggregate (a game, a map, a region, everything).' })
+export class PopulationPoint {
+  @Field(() => Date)
+  at!: Date;
+
+  @Field(() => Float, { description: 'Average number of servers online over the bucket.' })
+  serversOnline!: number;
+
+  @Field(() => Int, { description: 'Most distinct servers seen in one rollup bucket of the bucket.' })
+  serversSeen!: number;
+
+  @Field(() => Float, { description: 'Average total players over the bucket.' })
+  playersAvg!: number;
+
+  @Field(() => Int, { description: 'Highest total players of any one crawl in the bucket.' })
+  playersPeak!: number;
+
+  @Field(() => Float)
+  botsAvg!: number;
+}
+
+@ObjectType({ description: 'An aggregate series, from the hourly and daily rollups.' })
+export class PopulationSeries {
+  @Field(() => HistoryResolution)
+  resolution!: HistoryResolution;
+
+  @Field(() => Int)
+  bucketSeconds!: number;
+
+  @Field(() => Date)
+  from!: Date;
+
+  @Field(() => Date)
+  to!: Date;
+
+  @Field(() => String, { description: "The rollup dimension used: ALL, APP, FOLDER, MAP, REGION, COUNTRY or PROTOCOL." })
+  dimension!: string;
+
+  @Field(() => String, { description: "The dimension's value ('' for ALL)." })
+  key!: string;
+
+  @Field(() => [PopulationPoint])
+  points!: PopulationPoint[];
+}

@@ -1,0 +1,73 @@
+/**
+ * Per-request DataLoaders: every field that would otherwise read per row (a server's source, its
+ * history, a source's crawls) is batched into one statement per distinct argument set.
+ */
+import DataLoader from 'dataloader';
+import type { Crawl, CrawlRun, MasterSource } from '../generated/prisma/client';
+import type { Db } from '../shared/db';
+import type { HistoryPlan } from './history/history-plan';
+import { loadHistoryPoints, loadMapTimelines } from './history/history-store';
+import type { HistoryPoint, MapSpan } from './history/history.type';
+
+export interface HistoryKey {
+  gameServerId: number;
+  plan: HistoryPlan;
+  boundary: Date;
+}
+
+const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.bucketMs}|${k.plan.from.getTime()}|${k.plan.to.getTime()}|${k.boundary.getTime()}`;
+
+/** Groups keys by plan, runs `load` once per plan with all the ids, and answers in key order. */
+function historyBatch<T>(load: (ids: number[], plan: HistoryPlan, boundary: Date) => Promise<Map<number, T[]>>) {
+  return async (keys: readonly HistoryKey[]): Promise<T[][]> => {
+    const groups = new Map<string, HistoryKey[]>();
+    for (const k of keys) {
+      const g = groups.get(planKey(k));
+      if (g) g.push(k);
+      else groups.set(planKey(k), [k]);
+    }
+    const results = new Map<string, Map<number, T[]>>();
+    await Promise.all(
+      [...groups].map(async ([pk, ks]) => {
+        const first = ks[0] as HistoryKey;
+        results.set(pk, await load([...new Set(ks.map((k) => k.gameServerId))], first.plan, first.boundary));
+      }),
+    );
+    return keys.map((k) => results.get(planKey(k))?.get(k.gameServerId) ?? []);
+  };
+}
+
+export function createLoaders(db: Db) {
+  return {
+    source: new DataLoader<number, MasterSource | null>(async (ids) => {
+      const rows = await db.masterSource.findMany({ where: { id: { in: [...ids] } } });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    /** Latest crawls of a source, newest first; key `sourceId:count`. */
+    crawlsBySource: new DataLoader<string, Crawl[]>(async (keys) => {
+      const parsed = keys.map((k) => k.split(':').map(Number) as [number, number]);
+      const most = Math.max(...parsed.map(([, n]) => n));
+      const ids = [...new Set(parsed.map(([id]) => id))];
+      const rows = await db.$queryRaw<Array<{ id: number }>>`
+        SELECT id FROM (
+          SELECT c.id, row_number() OVER (PARTITION BY c.source_id ORDER BY c.started_at DESC, c.id DESC) AS n
+          FROM crawl c WHERE c.source_id = ANY(${ids}::int[])
+        ) x WHERE n <= ${most}`;
+      const crawls = await db.crawl.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+      return parsed.map(([id, n]) => crawls.filter((c) => c.sourceId === id).slice(0, n));
+    }),
+    runsByCrawl: new DataLoader<number, CrawlRun[]>(async (ids) => {
+      const rows = await db.crawlRun.findMany({ where: { crawlId: { in: [...ids] } }, orderBy: [{ region: 'asc' }, { split: 'asc' }] });
+      return ids.map((id) => rows.filter((r) => r.crawlId === id));
+    }),
+    history: new DataLoader<HistoryKey, HistoryPoint[], string>(historyBatch((ids, plan, boundary) => loadHistoryPoints(db, ids, plan, boundary)), {
+      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
+    }),
+    mapTimeline: new DataLoader<HistoryKey, MapSpan[], string>(historyBatch((ids, plan, boundary) => loadMapTimelines(db, ids, plan, boundary)), {
+      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
+    }),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,53 @@
+/** Prisma rows → API objects for sources, crawls and blocked ranges. */
+import type { BlockedRange as BlockedRangeRow, Crawl as CrawlRow, CrawlRun as CrawlRunRow, MasterSource as MasterSourceRow } from '../../generated/prisma/client';
+import { BlockedRange, Crawl, CrawlRun, MasterSource, MasterSourceKind } from './source.type';
+
+export function toMasterSource(r: MasterSourceRow): MasterSource {
+  return Object.assign(new MasterSource(), {
+    id: r.id,
+    name: r.name,
+    kind: r.kind as MasterSourceKind,
+    host: r.host,
+    port: r.port,
+    filter: r.filter,
+    regions: r.regions,
+    intervalMs: r.intervalMs,
+    enabled: r.enabled,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  });
+}
+
+export function toCrawl(r: CrawlRow): Crawl {
+  return Object.assign(new Crawl(), {
+    id: r.id,
+    sourceId: r.sourceId,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    found: r.listed,
+    queried: r.queried,
+    answered: r.answered,
+    failed: r.failed,
+    written: r.written,
+    partial: r.partial,
+    error: r.error,
+  });
+}
+
+export function toCrawlRun(r: CrawlRunRow): CrawlRun {
+  return Object.assign(new CrawlRun(), {
+    region: r.region,
+    split: r.split,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    found: r.found,
+    answered: r.answered,
+    failed: r.failed,
+    partial: r.partial,
+    error: r.error,
+  });
+}
+
+export function toBlockedRange(r: BlockedRangeRow): BlockedRange {
+  return Object.assign(new BlockedRange(), { id: r.id, cidr: r.cidr, reason: r.reason, createdAt: r.createdAt });
+}
