@@ -33,5 +33,5 @@ export interface ApiContext {
 }
 
 export function createContext(fields: Omit<ApiContext, 'loaders'>): ApiContext {
-  return { ...fields, loaders: createLoaders(fields.prisma) };
+  return { ...fields, loaders: createLoaders(fields.prisma, fields.config.historyRawDays) };
 }

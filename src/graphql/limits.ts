@@ -5,7 +5,7 @@
  *
  * Cost model: every field costs 1, or its `complexity` extension (type-graphql's `@Field({ complexity })`)
  * when it has one; a field with `first`/`last` multiplies the cost of what it selects by that page size
- * (a list field without them by `defaultListSize`). Introspection (`__schema`, `__type`) is free and has no
+ * (a list field without them by `defaultListSize`, except a connection's edges/nodes, already counted). Introspection (`__schema`, `__type`) is free and has no
  * depth, so Apollo Sandbox and codegen tools keep working under tight limits.
  */
 import {
@@ -80,11 +80,13 @@ function ownCost(extensions: Readonly<Record<string, unknown>> | null | undefine
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 1;
 }
 
-function pageMultiplier(args: Record<string, unknown>, isList: boolean, limits: QueryLimits): number {
+function pageMultiplier(parentName: string, args: Record<string, unknown>, isList: boolean, limits: QueryLimits): number {
   const first = args['first'];
   const last = args['last'];
   const sizes = [first, last].filter((v): v is number => typeof v === 'number' && v >= 0);
   if (sizes.length > 0) return Math.max(...sizes);
+  // A connection's edges/nodes are as many as the connection field's own first/last, counted there.
+  if (parentName.endsWith('Connection')) return 1;
   return isList ? limits.defaultListSize : 1;
 }
 
@@ -116,7 +118,7 @@ export function operationComplexity(
         const isList = getNullableType(def.type) instanceof GraphQLList;
         let cost = ownCost(def.extensions);
         if (sel.selectionSet && isCompositeType(named)) {
-          cost += pageMultiplier(args, isList, limits) * visit(sel.selectionSet, named, seen);
+          cost += pageMultiplier(parent.name, args, isList, limits) * visit(sel.selectionSet, named, seen);
         }
         total += cost;
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {

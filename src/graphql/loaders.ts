@@ -5,39 +5,49 @@
 import DataLoader from 'dataloader';
 import type { Crawl, CrawlRun, MasterSource } from '../generated/prisma/client';
 import type { Db } from '../shared/db';
+import { HistoryRangeError, readServerHistories, type HistoryPoint as StorePoint } from '../crawler/store/history-store';
+import { BadUserInputError } from './errors';
 import type { HistoryPlan } from './history/history-plan';
-import { loadHistoryPoints, loadMapTimelines } from './history/history-store';
-import type { HistoryPoint, MapSpan } from './history/history.type';
 
 export interface HistoryKey {
   gameServerId: number;
   plan: HistoryPlan;
-  boundary: Date;
 }
 
-const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.bucketMs}|${k.plan.from.getTime()}|${k.plan.to.getTime()}|${k.boundary.getTime()}`;
+const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}|${k.plan.now.getTime()}`;
 
-/** Groups keys by plan, runs `load` once per plan with all the ids, and answers in key order. */
-function historyBatch<T>(load: (ids: number[], plan: HistoryPlan, boundary: Date) => Promise<Map<number, T[]>>) {
-  return async (keys: readonly HistoryKey[]): Promise<T[][]> => {
+/**
+ * The history store's native series (RAW samples, hourly slots or days) of many servers: keys are
+ * grouped by plan and each group is one statement (readServerHistories), so a page of 100 servers with
+ * history is one query, not 100.
+ */
+function loadHistories(db: Db, rawDays: number) {
+  return async (keys: readonly HistoryKey[]): Promise<StorePoint[][]> => {
     const groups = new Map<string, HistoryKey[]>();
     for (const k of keys) {
       const g = groups.get(planKey(k));
       if (g) g.push(k);
       else groups.set(planKey(k), [k]);
     }
-    const results = new Map<string, Map<number, T[]>>();
+    const results = new Map<string, Map<number, StorePoint[]>>();
     await Promise.all(
       [...groups].map(async ([pk, ks]) => {
-        const first = ks[0] as HistoryKey;
-        results.set(pk, await load([...new Set(ks.map((k) => k.gameServerId))], first.plan, first.boundary));
+        const { plan } = ks[0] as HistoryKey;
+        try {
+          const { series } = await readServerHistories(db, ks.map((k) => k.gameServerId), { from: plan.from, to: plan.to, resolution: plan.resolution, rawDays, now: plan.now });
+          results.set(pk, series);
+        } catch (err) {
+          // planHistory checks the same rules first; this keeps a disagreement a client error, not a 500.
+          if (err instanceof HistoryRangeError) throw new BadUserInputError('from', err.message);
+          throw err;
+        }
       }),
     );
     return keys.map((k) => results.get(planKey(k))?.get(k.gameServerId) ?? []);
   };
 }
 
-export function createLoaders(db: Db) {
+export function createLoaders(db: Db, rawDays: number) {
   return {
     source: new DataLoader<number, MasterSource | null>(async (ids) => {
       const rows = await db.masterSource.findMany({ where: { id: { in: [...ids] } } });
@@ -61,12 +71,7 @@ export function createLoaders(db: Db) {
       const rows = await db.crawlRun.findMany({ where: { crawlId: { in: [...ids] } }, orderBy: [{ region: 'asc' }, { split: 'asc' }] });
       return ids.map((id) => rows.filter((r) => r.crawlId === id));
     }),
-    history: new DataLoader<HistoryKey, HistoryPoint[], string>(historyBatch((ids, plan, boundary) => loadHistoryPoints(db, ids, plan, boundary)), {
-      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
-    }),
-    mapTimeline: new DataLoader<HistoryKey, MapSpan[], string>(historyBatch((ids, plan, boundary) => loadMapTimelines(db, ids, plan, boundary)), {
-      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
-    }),
+    history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db, rawDays), { cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}` }),
   };
 }
 

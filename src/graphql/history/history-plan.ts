@@ -23,6 +23,13 @@ export interface HistoryPlan {
   bucketMs: number;
   from: Date;
   to: Date;
+  /** The clock reading the plan was made at (the raw window is relative to it). */
+  now: Date;
+}
+
+/** Width of one point as the history store returns it at this resolution (RAW: one crawl interval). */
+export function nativeStepMs(plan: HistoryPlan, crawlIntervalMs: number): number {
+  return plan.resolution === HistoryResolution.RAW ? crawlIntervalMs : plan.resolution === HistoryResolution.HOUR ? HOUR_MS : DAY_MS;
 }
 
 export interface HistorySettings {
@@ -43,7 +50,7 @@ function autoBucket(rangeMs: number): { resolution: HistoryResolution.HOUR | His
   return { resolution: HistoryResolution.DAY, bucketMs: Math.max(1, Math.ceil(rangeMs / (AUTO_TARGET_POINTS * DAY_MS))) * DAY_MS };
 }
 
-/** `rangeFor` may be 'population': RAW is refused there (aggregates exist only as rollups). */
+/** With `rawAllowed` false (aggregates, which exist only as rollups) RAW is refused. */
 export function planHistory(
   args: { from?: Date | null; to?: Date | null; resolution?: HistoryResolution | null },
   settings: HistorySettings,
@@ -68,17 +75,17 @@ export function planHistory(
       if (rangeMs > settings.rawMaxRangeMs) {
         throw new BadUserInputError('from', `RAW ranges are limited to ${Math.round(settings.rawMaxRangeMs / HOUR_MS)} hours; use AUTO, HOUR or DAY for longer ranges`);
       }
-      return { resolution, bucketMs: 0, from, to };
+      return { resolution, bucketMs: 0, from, to, now: settings.now };
     case HistoryResolution.HOUR:
     case HistoryResolution.DAY: {
       const bucketMs = resolution === HistoryResolution.HOUR ? HOUR_MS : DAY_MS;
       if (rangeMs / bucketMs > MAX_POINTS) throw new BadUserInputError('from', `${resolution} over this range gives more than ${MAX_POINTS} points; use AUTO or DAY`);
-      return { resolution, bucketMs, from, to };
+      return { resolution, bucketMs, from, to, now: settings.now };
     }
     case HistoryResolution.AUTO: {
       const rawFits = rawAllowed && from.getTime() >= rawStart && rangeMs <= settings.rawMaxRangeMs && rangeMs / settings.crawlIntervalMs <= AUTO_TARGET_POINTS;
-      if (rawFits) return { resolution: HistoryResolution.RAW, bucketMs: 0, from, to };
-      return { ...autoBucket(rangeMs), from, to };
+      if (rawFits) return { resolution: HistoryResolution.RAW, bucketMs: 0, from, to, now: settings.now };
+      return { ...autoBucket(rangeMs), from, to, now: settings.now };
     }
   }
 }

@@ -3,23 +3,24 @@ import { Arg, Ctx, FieldResolver, InputType, Field, Int, Query, Resolver, Root }
 import type { ApiContext } from '../context';
 import { BadUserInputError } from '../errors';
 import { historySettings } from '../game-server/game-server.resolver';
-import { rawBoundary } from './history-store';
-import { planHistory } from './history-plan';
+import { mapTimeline, readPopulation, type PopulationDimensionName as PopulationDimension } from '../../crawler/store/history-store';
+import { rebucketHistory, rebucketPopulation } from './history-buckets';
+import { nativeStepMs, planHistory } from './history-plan';
 import { HistoryPoint, HistoryResolution, MapSpan, PopulationSeries, ServerHistory } from './history.type';
-import { loadPopulation, type PopulationDimension } from './population-store';
 
 @Resolver(() => ServerHistory)
 export class ServerHistoryResolver {
   @FieldResolver(() => [HistoryPoint], { complexity: 10 })
-  points(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<HistoryPoint[]> {
-    const boundary = rawBoundary(ctx.now, ctx.config.historyRawDays * 86_400_000);
-    return ctx.loaders.history.load({ gameServerId: history.gameServerId, plan: history.plan, boundary });
+  async points(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<HistoryPoint[]> {
+    const native = await ctx.loaders.history.load({ gameServerId: history.gameServerId, plan: history.plan });
+    return rebucketHistory(native, history.plan.bucketMs, nativeStepMs(history.plan, ctx.config.crawlIntervalMs));
   }
 
-  @FieldResolver(() => [MapSpan], { complexity: 10, description: 'Maps played over the range, oldest first: consecutive samples on one map merged.' })
-  mapTimeline(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<MapSpan[]> {
-    const boundary = rawBoundary(ctx.now, ctx.config.historyRawDays * 86_400_000);
-    return ctx.loaders.mapTimeline.load({ gameServerId: history.gameServerId, plan: history.plan, boundary });
+  @FieldResolver(() => [MapSpan], { complexity: 10, description: 'Maps played over the range, oldest first: consecutive points on one map merged (as fine as the resolution read).' })
+  async mapTimeline(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<MapSpan[]> {
+    // Same loader key as `points`: asking for both reads the history once.
+    const native = await ctx.loaders.history.load({ gameServerId: history.gameServerId, plan: history.plan });
+    return mapTimeline(native, nativeStepMs(history.plan, ctx.config.crawlIntervalMs)).map((s) => Object.assign(new MapSpan(), s));
   }
 }
 
@@ -68,7 +69,8 @@ export class PopulationResolver {
   ): Promise<PopulationSeries> {
     const { dimension, key } = toDimension(filter);
     const plan = planHistory({ from, to, resolution }, historySettings(ctx), false);
-    const points = await loadPopulation(ctx.prisma, dimension, key, plan);
+    const read = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution });
+    const points = rebucketPopulation(read.points, plan.bucketMs, nativeStepMs(plan, ctx.config.crawlIntervalMs));
     return Object.assign(new PopulationSeries(), {
       resolution: plan.resolution,
       bucketSeconds: plan.bucketMs / 1000,

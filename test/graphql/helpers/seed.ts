@@ -3,6 +3,8 @@
  * attribute the filters look at, and history (raw samples inside the window, day rows before it,
  * population rollups) whose values can be computed back in the assertions.
  */
+import { applyRetention, rollupRange } from '../../../src/crawler/store/history-store';
+import { ensureSamplePartition, utcDay } from '../../../src/crawler/store/partitions';
 import type { PrismaClient } from '../../../src/generated/prisma/client';
 
 export const HOUR = 3_600_000;
@@ -130,80 +132,44 @@ export async function seedServers(db: PrismaClient, count: number, now = new Dat
   return { sourceId: source.id, crawlId: crawl.id, servers, ids: servers.map((s) => idOf.get(`${s.address}|${s.queryPort}`) as number), now };
 }
 
-/** Players of server `i` in the UTC hour `h` of any day: what both the raw samples and the day rows say. */
+/** Players of server `i` in UTC hour `h` of any day (every sample of that hour says the same). */
 export const hourlyPlayers = (i: number, h: number): number => (i + h) % 20;
 /** Map in hour h: 6-hour blocks alternate between two maps. */
 export const hourlyMap = (h: number): string => (Math.floor(h / 6) % 2 === 0 ? 'de_dust2' : 'de_inferno');
+/** Every server is offline (unanswered samples) during this UTC hour of every day. */
+export const OFFLINE_HOUR = 3;
+export const SAMPLE_STEP_MS = 20 * 60_000;
 
 /**
- * History of the given fleet servers: a raw sample every 5 minutes from `rawFrom` to now (every tenth
- * offline), and day rows with hourly slots (12 online samples an hour) for `days` days before
- * `rawFrom` (a UTC midnight).
+ * History through the real pipeline: raw samples every 20 minutes from `from` to `now` into the day
+ * partitions (ensureSamplePartition), rolled up by the crawler's rollupRange (server_day and
+ * population_rollup), then the retention job drops the raw days older than the window, as in
+ * production.
  */
-export async function seedHistory(db: PrismaClient, crawlId: number, serverIds: { i: number; id: number }[], rawFrom: Date, now: Date, days: number): Promise<void> {
-  await db.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS server_sample_test_default PARTITION OF server_sample DEFAULT');
+export async function seedHistory(db: PrismaClient, crawlId: number, servers: { i: number; id: number }[], from: Date, now: Date, rawDays: number): Promise<void> {
+  for (let d = utcDay(from).getTime(); d <= now.getTime(); d += DAY) await ensureSamplePartition(db, new Date(d));
   const sid: number[] = [];
+  const crawl: number[] = [];
   const at: Date[] = [];
   const online: boolean[] = [];
   const players: number[] = [];
-  const maps: string[] = [];
-  for (const { i, id } of serverIds) {
-    let n = 0;
-    for (let t = rawFrom.getTime(); t < now.getTime(); t += 5 * 60_000, n++) {
+  const maps: (string | null)[] = [];
+  for (const { i, id } of servers) {
+    for (let t = from.getTime(), k = 0; t < now.getTime(); t += SAMPLE_STEP_MS, k++) {
       const h = new Date(t).getUTCHours();
+      const up = h !== OFFLINE_HOUR;
       sid.push(id);
+      crawl.push(crawlId + k); // one crawl per sample time, as the crawler files them
       at.push(new Date(t));
-      online.push(n % 10 !== 9);
-      players.push(n % 10 !== 9 ? hourlyPlayers(i, h) : 0);
-      maps.push(hourlyMap(h));
+      online.push(up);
+      players.push(up ? hourlyPlayers(i, h) : 0);
+      maps.push(up ? hourlyMap(h) : null);
     }
   }
   await db.$executeRaw`
     INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
-    SELECT s, a, ${crawlId}, o, p::smallint, 0::smallint, 32::smallint, CASE WHEN o THEN m END, 20::smallint
-    FROM unnest(${sid}::int[], ${at}::timestamptz[], ${online}::boolean[], ${players}::int[], ${maps}::text[]) AS x(s, a, o, p, m)`;
-
-  const hours = Array.from({ length: 24 }, (_, h) => h);
-  const dayRows = [];
-  for (const { i, id } of serverIds) {
-    for (let d = 1; d <= days; d++) {
-      const day = new Date(rawFrom.getTime() - d * DAY);
-      const ps = hours.map((h) => hourlyPlayers(i, h));
-      dayRows.push({
-        gameServerId: id,
-        day,
-        samples: 288,
-        online: 288,
-        playersMin: Math.min(...ps),
-        playersMax: Math.max(...ps),
-        playersSum: ps.reduce((a, p) => a + 12 * p, 0),
-        botsMax: 0,
-        topMap: 'de_dust2',
-        hSamples: hours.map(() => 12),
-        hOnline: hours.map(() => 12),
-        hPlayersMin: ps,
-        hPlayersMax: ps,
-        hPlayersSum: ps.map((p) => 12 * p),
-        hBotsMax: hours.map(() => 0),
-        hMap: hours.map(hourlyMap),
-      });
-    }
-  }
-  await db.serverDay.createMany({ data: dayRows });
-}
-
-/** Population rollups: ALL and APP 10, hourly for `hourDays` days and daily for `dayDays` days before `until`. */
-export async function seedPopulation(db: PrismaClient, until: Date, hourDays: number, dayDays: number): Promise<void> {
-  const rows = [];
-  for (const [dimension, key, scale] of [['ALL', '', 2], ['APP', '10', 1]] as const) {
-    for (let k = 1; k <= hourDays * 24; k++) {
-      const bucketAt = new Date(until.getTime() - k * HOUR);
-      rows.push({ resolution: 'HOUR' as const, dimension, key, bucketAt, serversOnline: 10 * scale, serversSeen: 11 * scale, playersAvg: scale * (bucketAt.getUTCHours() + 1), playersPeak: scale * 30, botsAvg: 1 });
-    }
-    for (let k = 1; k <= dayDays; k++) {
-      const bucketAt = new Date(until.getTime() - k * DAY);
-      rows.push({ resolution: 'DAY' as const, dimension, key, bucketAt, serversOnline: 10 * scale, serversSeen: 12 * scale, playersAvg: 12.5 * scale, playersPeak: scale * 31, botsAvg: 1 });
-    }
-  }
-  await db.populationRollup.createMany({ data: rows });
+    SELECT s, a, c, o, p::smallint, 0::smallint, 32::smallint, m, 20::smallint
+    FROM unnest(${sid}::int[], ${crawl}::int[], ${at}::timestamptz[], ${online}::boolean[], ${players}::int[], ${maps}::text[]) AS x(s, c, a, o, p, m)`;
+  await rollupRange(db, from, now);
+  await applyRetention(db, { rawDays, rollupDays: 0, now });
 }
