@@ -13,6 +13,7 @@ import { describeMachine, type MachineInfo } from './lib/machine';
 import { mib, num, seconds, table, verdictText, type PartResult } from './lib/report';
 import { runQueryPart } from './query/query-part';
 import { runDecodePart } from './decode/decode-part';
+import { dropStorageDb, runStoragePart } from './storage/storage-part';
 
 type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) => void) => Promise<PartResult>;
 
@@ -20,7 +21,7 @@ const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   query: { title: 'Query throughput', run: runQueryPart },
   decode: { title: 'Decoder throughput', run: runDecodePart },
   crawl: { title: 'End-to-end crawl', run: null },
-  storage: { title: 'Storage', run: null },
+  storage: { title: 'Storage', run: runStoragePart },
   api: { title: 'API', run: null },
 };
 
@@ -102,6 +103,7 @@ async function main(): Promise<number> {
       failures.set(id, `it failed: \`${why.split('\n')[0]}\``);
     }
   }
+  await dropStorageDb(options.keepDb);
   const full = options.only.length === Object.keys(PARTS).length;
   const file = options.out === '-' ? null : path.resolve(root, full || options.out !== 'docs/BENCHMARKS.md' ? options.out : 'bench/out/BENCHMARKS.partial.md');
   const markdown = render(machine, options, results, failures, Date.now() - started, os.loadavg());

@@ -16,6 +16,8 @@ export interface BenchOptions {
   /** Parts 4 and 5: servers and days of history generated. */
   storageServers: number;
   storageDays: number;
+  /** Part 4: servers the raw window is generated for (it is ~30x larger than the long-term layout). */
+  rawServers: number;
   /** Part 5: autocannon duration and connections per route. */
   apiSeconds: number;
   apiConnections: number;
@@ -50,6 +52,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'crawl-fleets': { type: 'string' },
       'storage-servers': { type: 'string' },
       'storage-days': { type: 'string' },
+      'raw-servers': { type: 'string' },
       'api-seconds': { type: 'string' },
       'api-connections': { type: 'string' },
       out: { type: 'string' },
@@ -68,7 +71,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     decodeMs: int(values['decode-ms'], 'decode-ms', small ? 500 : 2000),
     crawlFleets: values['crawl-fleets'] !== undefined ? ints(values['crawl-fleets'], 'crawl-fleets') : small ? [2000] : [10_000, 100_000],
     storageServers: int(values['storage-servers'], 'storage-servers', small ? 2000 : 100_000),
-    storageDays: int(values['storage-days'], 'storage-days', small ? 3 : 30),
+    storageDays: int(values['storage-days'], 'storage-days', small ? 8 : 30),
+    rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),
     apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
     apiConnections: int(values['api-connections'], 'api-connections', 10),
     out: values.out ?? 'docs/BENCHMARKS.md',
