@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { extractProtocol, isLegacyCliProtocol, runLegacyDecode } from './legacy-query';
 import { decodeDatagrams, isProtocolError, ProtocolError } from '../../protocol';
 
 export interface DecodeIo {
@@ -33,6 +34,8 @@ valid UTF-8 carry their exact bytes in a *Hex field; 64-bit ids are decimal stri
 
 options:
   --app-id N   the app id a client knows from A2S_INFO (2400 = The Ship's player layout)
+  --protocol P source (default) or an older protocol (quake2|quake3|gamespy1|gamespy2|gamespy3|doom3|halflife|ase):
+               prints the normalised result with its raw key/values (gsindex decode --protocol quake3 --help)
   -h, --help   this text
 
 Exit status: 0 when every line decoded, 1 when any line printed an error, 2 on bad usage.
@@ -63,6 +66,16 @@ function parseAppId(raw: string | undefined): number | undefined | null {
 }
 
 export async function run(argv: string[], io: DecodeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  // --protocol: the older protocols are decoded by legacy-query.ts; 'source' is this command.
+  const selected = extractProtocol(argv);
+  if (selected.protocol !== null) {
+    if (isLegacyCliProtocol(selected.protocol)) return runLegacyDecode(selected.protocol, selected.rest, io);
+    if (selected.protocol !== 'source') {
+      io.stderr.write(`gsindex decode: unknown protocol '${selected.protocol}'\n`);
+      return 2;
+    }
+    argv = selected.rest;
+  }
   let values: { 'app-id'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({ args: argv, options: { 'app-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));

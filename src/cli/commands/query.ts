@@ -8,6 +8,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { extractProtocol, isLegacyCliProtocol, runLegacyQuery, sourceQueryArgv } from './legacy-query';
 import { DEFAULT_A2S_PORT, DEFAULT_TIMEOUT_MS, ProtocolError, queryServer, type ServerAddress, type ServerQueryPart, type ServerQueryResult } from '../../protocol';
 
 export interface CommandIo {
@@ -21,7 +22,9 @@ Queries one game server over Valve A2S (info, players, rules).
   HOST        an IPv4 address, [IPv6] address or host name; PORT defaults to ${DEFAULT_A2S_PORT}
   --json      print {"info","players","rules","pingMs"} (failed parts null, explained in "errors")
   --timeout   milliseconds each part may take, challenge rounds and re-sends included (default ${DEFAULT_TIMEOUT_MS})
-  --retries   re-sends of an unanswered request within that time (default 1)`;
+  --retries   re-sends of an unanswered request within that time (default 1)
+  --protocol  source (default) | quake2 | quake3 | gamespy1 | gamespy2 | gamespy3 | doom3 | halflife | ase
+              (older protocols: PORT is the game port; see gsindex query --protocol quake3 --help)`;
 
 /** Splits HOST[:PORT], [IPv6]:PORT, [IPv6] or a bare IPv6 literal. Throws INVALID_ARGUMENT. */
 export function parseTarget(text: string): { host: string; port: number } {
@@ -146,6 +149,16 @@ export function toTable(address: ServerAddress, result: ServerQueryResult): stri
 }
 
 export async function run(argv: string[], io: CommandIo = process): Promise<number> {
+  // --protocol: the older protocols are served by legacy-query.ts; 'source' is this command.
+  const selected = extractProtocol(argv);
+  if (selected.protocol !== null) {
+    if (isLegacyCliProtocol(selected.protocol)) return runLegacyQuery(selected.protocol, selected.rest, io);
+    if (selected.protocol !== 'source') {
+      io.stderr.write(`gsindex query: unknown protocol '${selected.protocol}'\n`);
+      return 2;
+    }
+    argv = sourceQueryArgv(selected.rest);
+  }
   let parsed;
   try {
     parsed = parseArgs({
