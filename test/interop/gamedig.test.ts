@@ -42,6 +42,8 @@ describe('GameDig against the simulator', () => {
     ['challenge on PLAYER and RULES only', simSpec({ challenge: 'players-rules' }, { index: 32, state: { players: 5, bots: 1 } })],
     ['split, bzip2-compressed, behind a challenge', simSpec({ challenge: 'all', compress: true }, { index: 33, bigRules: true, state: { players: 64, maxPlayers: 64, bots: 0 } })],
     ['split, reordered and duplicated', simSpec({ reorder: true, duplicateRate: 0.5 }, { index: 34, bigRules: true, state: { players: 30, bots: 0 } })],
+    ['GoldSrc `m` then Source `I`', simSpec({ infoFormat: 'both', challenge: 'players-rules' }, { index: 36, state: { players: 8, bots: 1 } })],
+    ['The Ship (deaths and money after the players)', simSpec({ challenge: 'all' }, { index: 37, state: { appId: 2400, folder: 'ship', game: 'The Ship', players: 10, maxPlayers: 16, bots: 0 } })],
     ['GoldSrc split layout (protocol 48)', simSpec({ splitFormat: 'goldsrc', challenge: 'players-rules' }, { index: 35, bigRules: true, state: { appId: 10, folder: 'cstrike', game: 'Counter-Strike', players: 16, bots: 0 } })],
   ];
 
