@@ -75,14 +75,34 @@ interface Budget {
   retries: number;
 }
 
-function budgetOf(options: A2SQueryOptions): Budget {
+function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: number } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
   if (!(timeoutMs > 0)) throw new ProtocolError('INVALID_ARGUMENT', `timeoutMs must be positive, got ${timeoutMs}`);
   if (!Number.isInteger(retries) || retries < 0) throw new ProtocolError('INVALID_ARGUMENT', `retries must be a whole number >= 0, got ${retries}`);
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  return { signal, timeoutMs, retries };
+  return { timeoutMs, retries };
+}
+
+/**
+ * Runs `body` under a deadline of timeoutMs that the caller's signal can also abort. Not
+ * AbortSignal.timeout/any: their timers and links to a long-lived caller signal (a crawler's
+ * shutdown signal, shared by 100,000 queries) outlive the query; these are undone as soon as it ends.
+ */
+async function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) => Promise<T>): Promise<T> {
+  const { timeoutMs, retries } = checkOptions(options);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new ProtocolError('TIMEOUT', `no answer within ${timeoutMs} ms`)), timeoutMs);
+  timer.unref();
+  const caller = options.signal;
+  const onCallerAbort = (): void => controller.abort(new ProtocolError('ABORTED', 'query aborted', { cause: caller?.reason }));
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    return await body({ signal: controller.signal, timeoutMs, retries });
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onCallerAbort);
+  }
 }
 
 const createAssembler = (): SplitAssembler => new SplitAssembler();
@@ -210,38 +230,36 @@ async function listWith<K extends 'players' | 'rules'>(
   return dance(session, kind, encode, first, budget, appId);
 }
 
-async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, budget: Budget, body: (session: RemoteSession) => Promise<T>): Promise<T> {
+async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, body: (session: RemoteSession, budget: Budget) => Promise<T>): Promise<T> {
   const transport = options.transport ?? defaultTransport();
-  const session = await transport.acquire(address, budget.signal);
-  try {
-    return await body(session);
-  } finally {
-    session.release();
-  }
+  return withBudget(options, async (budget) => {
+    const session = await transport.acquire(address, budget.signal);
+    try {
+      return await body(session, budget);
+    } finally {
+      session.release();
+    }
+  });
 }
 
 /** A2S_INFO, with the challenge dance; pingMs is the first request's round trip. */
 export async function queryInfo(address: ServerAddress, options: A2SQueryOptions = {}): Promise<InfoAnswer> {
-  const budget = budgetOf(options);
-  return withSession(address, options, budget, (session) => infoWith(session, budget));
+  return withSession(address, options, (session, budget) => infoWith(session, budget));
 }
 
 /** A2S_PLAYER, with the challenge dance and the `W` fallback. Pass appId from INFO (The Ship). */
 export async function queryPlayers(address: ServerAddress, options: PlayersQueryOptions = {}): Promise<PlayersResult> {
-  const budget = budgetOf(options);
-  return withSession(address, options, budget, (session) => listWith(session, 'players', encodePlayerRequest, budget, options.appId));
+  return withSession(address, options, (session, budget) => listWith(session, 'players', encodePlayerRequest, budget, options.appId));
 }
 
 /** A2S_RULES, with the challenge dance and the `W` fallback. */
 export async function queryRules(address: ServerAddress, options: A2SQueryOptions = {}): Promise<RulesResult> {
-  const budget = budgetOf(options);
-  return withSession(address, options, budget, (session) => listWith(session, 'rules', encodeRulesRequest, budget, undefined));
+  return withSession(address, options, (session, budget) => listWith(session, 'rules', encodeRulesRequest, budget, undefined));
 }
 
 /** A2A_PING (deprecated; many servers ignore it): the round trip in milliseconds. */
 export async function queryPing(address: ServerAddress, options: A2SQueryOptions = {}): Promise<number> {
-  const budget = budgetOf(options);
-  return withSession(address, options, budget, async (session) => {
+  return withSession(address, options, async (session, budget) => {
     const handle = (payload: Buffer): HandlerResult<true> => (!isOtherReply(payload, 'ping') && decodeResponse(payload).kind === 'ping' ? { value: true, final: true } : undefined);
     const result = await session.exchange(encodePingRequest(), handle, {
       signal: budget.signal,
@@ -271,10 +289,12 @@ function asProtocolError(err: unknown): ProtocolError {
 export async function queryServer(address: ServerAddress, options: A2SQueryOptions = {}): Promise<ServerQueryResult> {
   const result: ServerQueryResult = { info: null, players: null, rules: null, pingMs: null, errors: {} };
   const transport = options.transport ?? defaultTransport();
-  const session = await transport.acquire(address, budgetOf(options).signal);
+  checkOptions(options);
+  // Waiting for the server's channel (another query to it in flight) counts against the caller's signal only.
+  const session = await transport.acquire(address, options.signal ?? new AbortController().signal);
   try {
     try {
-      result.info = await infoWith(session, budgetOf(options));
+      result.info = await withBudget(options, (budget) => infoWith(session, budget));
       result.pingMs = result.info.pingMs;
     } catch (err) {
       result.errors.info = asProtocolError(err);
@@ -287,12 +307,12 @@ export async function queryServer(address: ServerAddress, options: A2SQueryOptio
     }
     const appId = result.info ? appIdOf(result.info.info) : undefined;
     try {
-      result.players = await listWith(session, 'players', encodePlayerRequest, budgetOf(options), appId);
+      result.players = await withBudget(options, (budget) => listWith(session, 'players', encodePlayerRequest, budget, appId));
     } catch (err) {
       result.errors.players = asProtocolError(err);
     }
     try {
-      result.rules = await listWith(session, 'rules', encodeRulesRequest, budgetOf(options), appId);
+      result.rules = await withBudget(options, (budget) => listWith(session, 'rules', encodeRulesRequest, budget, appId));
     } catch (err) {
       result.errors.rules = asProtocolError(err);
     }
