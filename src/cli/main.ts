@@ -15,6 +15,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   schema: { summary: 'print the GraphQL schema (SDL)', load: () => load('./commands/schema') },
   decode: { summary: 'decode captured responses from hex on standard input', load: () => load('./commands/decode') },
   simulate: { summary: 'run a fleet of simulated A2S servers on loopback', load: () => load('./commands/simulate') },
+  'simulate-master': { summary: 'run a simulated Valve master (and Steam Web API) on loopback', load: () => load('./commands/simulate-master') },
   migrate: { summary: 'apply the database migrations (safe to repeat)', load: () => load('./commands/migrate') },
   crawl: { summary: 'run one crawl in the foreground (--once) with progress and totals', load: () => load('./commands/crawl') },
   serve: { summary: 'run the API, scheduler, workers and management server (--role to pick)', load: () => load('./commands/serve') },

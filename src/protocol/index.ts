@@ -35,3 +35,12 @@ export { legacyQuirksFor, QUERY_PORT_OFFSET, type LegacyProtocol, type LegacyGam
 export { decodeLegacyStatus } from './legacy/decode-status';
 export { quakeToStatus, gamespy1ToStatus, gamespy2ToStatus, gamespy3ToStatus, jc2mpToStatus, doom3ToStatus, halfLifeToStatus, aseToStatus } from './legacy/to-status';
 export type { LegacyDecodeOptions, TextEncoding, KeyValue } from './legacy/text';
+// List sources: Valve master (seed 001), Steam Web API, management servers (seed 002).
+export { MasterFilter, buildMasterFilter, formatMasterFilter, parseMasterFilter, assertMasterFilterLength, masterFilterBytes, type MasterFilterNode, type MasterFilterPair, type MasterFilterGroup, type MasterFilterCombinator } from './master/master-filter';
+export { MASTER_REGIONS, ALL_MASTER_REGION_CODES, FIRST_SEED, A2M_GET_SERVERS_BATCH2, M2A_SERVER_BATCH_HEADER, encodeMasterQuery, decodeMasterQuery, encodeMasterResponse, decodeMasterResponse, formatAddress, parseIpv4Address, isMasterRegionCode, masterRegionName, type MasterRegionName, type MasterQuery, type MasterBatch } from './master/valve-master-codec';
+export { listValveMaster, type ValveMasterListOptions, type ValveMasterListResult, type MasterPacing } from './master/valve-master';
+export { listSteamWebApi, parseRetryAfterMs, type SteamWebApiListOptions, type SteamWebApiListResult } from './master/steam-web-api';
+export { readSteamWebApiRecord, type SteamWebApiServer } from './master/steam-web-api-record';
+export { MS_REGISTER_GAME_SERVER, MS_UPDATE_GAME_SERVER_STATS, MS_UNREGISTER_GAME_SERVER, MS_QUERY_GAME_SERVERS, MS_R_QUERY_GAME_SERVERS, classifyServerAddress, parseManagementRequest, encodeQueryGameServersReply, readQueryGameServersReply, type ManagementServerEntry, type ManagementPlayers, type ManagementRegistration, type ManagementStats, type ManagementRequest, type GameplayMode, type QueryGameServersReply, type ServerAddressKind } from './master/management-messages';
+export { queryManagementServer, JsonObjectFramer, type ManagementQueryOptions } from './master/management-client';
+export { managementEntryToStatus, GAMEPLAY_MODE_NAMES } from './master/management-status';

@@ -11,6 +11,7 @@ export interface SteamWebApiListingRequest {
   json: boolean;
   rate: number | undefined;
   timeoutMs: number | undefined;
+  limitPerCall: number | undefined;
   signal: AbortSignal;
 }
 
@@ -27,6 +28,7 @@ export async function runSteamWebApiListing(request: SteamWebApiListingRequest):
     filter: request.filter,
     pacing: request.rate === undefined ? undefined : request.rate === 0 ? false : { requestsPerMinute: request.rate },
     timeoutMs: request.timeoutMs,
+    limitPerCall: request.limitPerCall || undefined,
     signal: request.signal,
   });
   const why = result.stoppedBy ? `: ${result.stoppedBy.code}: ${result.stoppedBy.message}` : result.cappedFilters.length > 0 ? `: ${result.cappedFilters.length} part(s) still capped` : '';

@@ -15,8 +15,9 @@ import { type CommandIo, parseHostPort, processIo } from './io';
 const USAGE = `usage: gsindex master [--host H:P] [--region all|${Object.keys(MASTER_REGIONS).join('|')}]
                       [--filter '\\gamedir\\cstrike'] [--seed IP:PORT] [--json] [--rate N]
                       [--timeout MS] [--retries N]
-       gsindex master --steam-web-api [--filter ...] [--json] [--rate N]
+       gsindex master --steam-web-api [--filter ...] [--json] [--rate N] [--per-call N]
   --rate N     requests per minute (0 = unpaced; for simulators only)
+  --per-call N the Web API's cap per call (default 10000; a simulator may cap lower)
   --seed       resume a listing where a previous one stopped (with --region all: add --start-region)
 Environment for --steam-web-api: STEAM_WEB_API_KEY (required), STEAM_WEB_API_URL (base URL override).`;
 
@@ -61,6 +62,7 @@ export async function runMaster(argv: string[], io: CommandIo, env: MasterComman
         timeout: { type: 'string' },
         retries: { type: 'string' },
         'steam-web-api': { type: 'boolean', default: false },
+        'per-call': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -89,7 +91,8 @@ export async function runMaster(argv: string[], io: CommandIo, env: MasterComman
     try {
       if (values['steam-web-api']) {
         const { runSteamWebApiListing } = require('./master-steam') as typeof import('./master-steam');
-        return await runSteamWebApiListing({ io, env, filter: values.filter, json: values.json, rate, timeoutMs, signal: controller.signal });
+        const limitPerCall = number(values['per-call'], '--per-call');
+        return await runSteamWebApiListing({ io, env, filter: values.filter, json: values.json, rate, timeoutMs, limitPerCall, signal: controller.signal });
       }
       const { host, port } = parseHostPort(values.host ?? `${DEFAULT_VALVE_MASTER_HOST}:${DEFAULT_VALVE_MASTER_PORT}`, DEFAULT_VALVE_MASTER_PORT);
       const region = regionCode(values.region, '--region');
