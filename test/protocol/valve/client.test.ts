@@ -35,6 +35,9 @@ describe('A2S client against the simulator', () => {
     malformed: simSpec({ malformed: true }, { index: 11 }),
     noRules: simSpec({ answersRules: false }, { index: 12 }),
     ipv6: simSpec({ challenge: 'all' }, { index: 13, host: '::1', bigRules: true }),
+    slow: simSpec({ delayMs: 60, challenge: 'all' }, { index: 14 }),
+    // Single-datagram answers: a split answer needs every fragment of one attempt (ids differ per reply).
+    lossy: simSpec({ lossRate: 0.3, challenge: 'all' }, { index: 15 }),
   };
   const running: Record<string, SimServerSpec> = {};
 
@@ -123,6 +126,16 @@ describe('A2S client against the simulator', () => {
 
   it('speaks IPv6 (::1)', async () => {
     expectSameAsSpec(await queryServer(at('ipv6'), options), running.ipv6!);
+  });
+
+  it('waits for a slow server within the deadline', async () => {
+    expectSameAsSpec(await queryServer(at('slow'), { ...options, timeoutMs: 1000 }), running.slow!);
+  });
+
+  it('gets through a lossy server by re-sending', async () => {
+    expectSameAsSpec(await queryServer(at('lossy'), { ...options, timeoutMs: 2000, retries: 8 }), running.lossy!);
+    const server = fleet.servers[Object.keys(specs).indexOf('lossy')]!;
+    expect(server.stats.datagramsDropped).toBeGreaterThan(0);
   });
 
   it('measures A2A_PING and PLAYER alone', async () => {
