@@ -13,6 +13,7 @@ import { describeMachine, type MachineInfo } from './lib/machine';
 import { mib, num, seconds, table, verdictText, type PartResult } from './lib/report';
 import { runQueryPart } from './query/query-part';
 import { runDecodePart } from './decode/decode-part';
+import { runCrawlPart } from './crawl/crawl-part';
 import { dropStorageDb, runStoragePart } from './storage/storage-part';
 
 type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) => void) => Promise<PartResult>;
@@ -20,7 +21,7 @@ type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) =>
 const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   query: { title: 'Query throughput', run: runQueryPart },
   decode: { title: 'Decoder throughput', run: runDecodePart },
-  crawl: { title: 'End-to-end crawl', run: null },
+  crawl: { title: 'End-to-end crawl', run: runCrawlPart },
   storage: { title: 'Storage', run: runStoragePart },
   api: { title: 'API', run: null },
 };
