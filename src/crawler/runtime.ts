@@ -6,6 +6,7 @@ import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from './crawl-jobs
 import type { ListSourceFactory } from './list-source';
 import type { Querier } from './querier';
 import { createA2sQuerier } from './queriers/a2s-querier';
+import { createProtocolQuerier } from './queriers/protocol-querier';
 import { createListSourceFactory } from './sources';
 
 export function crawlSettingsOf(config: Config): CrawlSettings {
@@ -21,7 +22,9 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
 }
 
 export function createDefaultQuerier(config: Config): Querier {
-  return createA2sQuerier({ timeoutMs: config.queryTimeoutMs, retries: config.queryRetries });
+  const options = { timeoutMs: config.queryTimeoutMs, retries: config.queryRetries };
+  // Source servers through the A2S querier, the older protocols through the protocol registry.
+  return createProtocolQuerier(options, createA2sQuerier(options));
 }
 
 export function buildCrawlDeps(input: {

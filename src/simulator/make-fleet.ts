@@ -6,6 +6,7 @@
 import { DEFAULT_SIM_BEHAVIOUR } from './behaviour';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from './games';
+import type { LegacySimProtocol } from './legacy-server';
 import { Random, hash32 } from './random';
 
 /** Master region codes: 0x00-0x07 and 0xFF (rest of the world). */
@@ -32,7 +33,17 @@ export interface FleetMix {
   malformed: number;
   /** Never answers A2S_RULES. */
   noRules: number;
+  /**
+   * Speaks an older protocol instead of A2S (Quake 2/3, GameSpy v1/v2/v3, Doom 3, Half-Life WON, ASE;
+   * see legacy-server.ts), drawn from its own stream so the rest of a fleet stays as it was. @defaultValue 0
+   */
+  legacyProtocols?: number;
 }
+
+/** The older protocols a mixed fleet draws from, and how far each one's query port is from the game port. */
+const LEGACY_FLEET_PROTOCOLS: ReadonlyArray<[LegacySimProtocol, number]> = [
+  ['quake2', 0], ['quake3', 0], ['gamespy1', 1], ['gamespy2', 0], ['gamespy3', 0], ['doom3', 0], ['halflife', 0], ['ase', 123],
+];
 
 /** A fleet that looks like the real world: mostly well-behaved, with every oddity represented. */
 export const DEFAULT_FLEET_MIX: FleetMix = {
@@ -108,7 +119,14 @@ export function makeServerSpec(options: MakeFleetOptions, index: number): SimSer
   if (random.chance(mix.malformed)) behaviour.malformed = true;
   if (random.chance(mix.noRules)) behaviour.answersRules = false;
 
+  let legacy: [LegacySimProtocol, number] | null = null;
+  if ((mix.legacyProtocols ?? 0) > 0) {
+    const own = new Random(hash32(seed, 7));
+    if (own.chance(mix.legacyProtocols ?? 0)) legacy = own.pick(LEGACY_FLEET_PROTOCOLS);
+  }
+
   return {
+    ...(legacy === null ? {} : { protocol: legacy[0] }),
     host,
     queryPort,
     region: random.pick(SIM_REGIONS),
@@ -128,7 +146,7 @@ export function makeServerSpec(options: MakeFleetOptions, index: number): SimSer
       vacSecured: random.chance(0.85),
       version: game.version,
       keywords: bigRules ? [...game.tags, 'bigrules'] : [...game.tags],
-      gamePort: queryPort,
+      gamePort: legacy === null || queryPort === 0 ? queryPort : Math.max(1, queryPort - legacy[1]),
     },
     behaviour: { ...behaviour, ...options.behaviour },
   };

@@ -72,7 +72,8 @@ export async function startSimValveMaster(options: SimValveMasterOptions): Promi
   const rateLimit = options.rateLimit === undefined ? REAL_MASTER_RATE_LIMIT : options.rateLimit;
   const perPacket = options.addressesPerPacket ?? MASTER_ADDRESSES_PER_PACKET;
   const restIsWorld = options.restIsWorld ?? true;
-  const fleet = options.fleet.filter((spec) => IPV4.test(spec.host));
+  // The Valve master lists A2S servers only; simulated servers of older protocols are not on it.
+  const fleet = options.fleet.filter((spec) => IPV4.test(spec.host) && (spec.protocol === undefined || spec.protocol === 'source'));
   const stats: SimValveMasterStats = { requests: 0, answered: 0, rateLimited: 0, malformed: 0 };
   const budgets = new Map<string, SourceBudget>();
   const lists = new Map<string, CachedList>();
