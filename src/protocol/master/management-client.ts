@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { DEFAULT_MANAGEMENT_TIMEOUT_MS, MANAGEMENT_SERVER_PORT } from '../defaults';
 import { ProtocolError } from '../errors';
+import { startDeadline } from './deadline';
 import { MS_QUERY_GAME_SERVERS, type QueryGameServersReply, readQueryGameServersReply } from './management-messages';
 
 export interface ManagementQueryOptions {
@@ -68,25 +69,26 @@ export class JsonObjectFramer {
 export function queryManagementServer(options: ManagementQueryOptions): Promise<QueryGameServersReply> {
   const port = options.port ?? MANAGEMENT_SERVER_PORT;
   const maxReplyBytes = options.maxReplyBytes ?? 8 * 1024 * 1024;
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: options.host, port });
     const framer = new JsonObjectFramer();
     const decoder = new TextDecoder('utf-8');
     let received = 0;
     let settled = false;
+    const deadline = startDeadline(options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS, options.signal);
+    const signal = deadline.signal;
     const finish = (err: ProtocolError | null, reply?: QueryGameServersReply): void => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
+      deadline.dispose();
       socket.destroy();
       if (err) reject(err);
       else resolve(reply as QueryGameServersReply);
     };
     const onAbort = (): void => {
       finish(
-        options.signal?.aborted
+        !deadline.timedOut
           ? new ProtocolError('ABORTED', 'management query aborted')
           : new ProtocolError('TIMEOUT', `management server ${options.host}:${port} did not answer within ${options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS} ms`),
       );

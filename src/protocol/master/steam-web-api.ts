@@ -14,6 +14,7 @@ import {
   STEAM_WEB_API_MAX_PER_CALL,
 } from '../defaults';
 import { ProtocolError } from '../errors';
+import { startDeadline } from './deadline';
 import { MasterFilter, type MasterFilterNode, type MasterFilterPair, formatMasterFilter, masterFilterBytes, parseMasterFilter } from './master-filter';
 import { type SteamWebApiServer, readSteamWebApiRecord } from './steam-web-api-record';
 import { formatAddress } from './valve-master-codec';
@@ -126,10 +127,10 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
     url.searchParams.set('key', options.key);
     url.searchParams.set('filter', filter);
     url.searchParams.set('limit', String(ctx.limit));
-    const deadline = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_STEAM_WEB_API_TIMEOUT_MS);
+    const deadline = startDeadline(options.timeoutMs ?? DEFAULT_STEAM_WEB_API_TIMEOUT_MS, options.signal);
     let failure: ProtocolError;
     try {
-      const response = await fetch(url, { signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline, headers: { accept: 'application/json' } });
+      const response = await fetch(url, { signal: deadline.signal, headers: { accept: 'application/json' } });
       if (response.status === 429) {
         await response.body?.cancel();
         const waitMs = parseRetryAfterMs(response.headers.get('retry-after')) ?? 60_000;
@@ -161,9 +162,11 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
       if (err instanceof ProtocolError) throw err;
       if (options.signal?.aborted) throw new ProtocolError('ABORTED', 'Steam Web API listing aborted', { cause: err });
       // fetch errors carry no URL, so the key cannot leak through `cause`.
-      failure = deadline.aborted
+      failure = deadline.timedOut
         ? new ProtocolError('TIMEOUT', 'Steam Web API call timed out', { cause: err })
         : new ProtocolError('NETWORK', `Steam Web API call failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      deadline.dispose();
     }
     if (++failures > retries) throw failure;
     await sleep((options.retryDelayMs ?? 1000) * 2 ** (failures - 1), options.signal);

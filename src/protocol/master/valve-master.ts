@@ -17,6 +17,7 @@ import {
 } from '../defaults';
 import { ProtocolError } from '../errors';
 import type { ServerAddress } from '../types';
+import { startDeadline } from './deadline';
 import { buildMasterFilter, type MasterFilterNode } from './master-filter';
 import {
   ALL_MASTER_REGION_CODES,
@@ -158,20 +159,22 @@ class MasterSocket {
 
   waitForBatch(accept: (batch: MasterBatch) => boolean, timeoutMs: number, signal: AbortSignal | undefined): Promise<MasterBatch | null> {
     return new Promise((resolve, reject) => {
-      const deadline = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      const deadline = startDeadline(timeoutMs, signal);
       const onAbort = (): void => {
         this.waiter = null;
-        if (signal?.aborted) reject(new ProtocolError('ABORTED', 'master listing aborted'));
-        else resolve(null);
+        deadline.dispose();
+        if (deadline.timedOut) resolve(null);
+        else reject(new ProtocolError('ABORTED', 'master listing aborted'));
       };
       this.waiter = (batch) => {
         if (!accept(batch)) return false;
-        deadline.removeEventListener('abort', onAbort);
+        deadline.signal.removeEventListener('abort', onAbort);
+        deadline.dispose();
         resolve(batch);
         return true;
       };
-      if (deadline.aborted) onAbort();
-      else deadline.addEventListener('abort', onAbort, { once: true });
+      if (deadline.signal.aborted) onAbort();
+      else deadline.signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
