@@ -40,11 +40,17 @@ interface Bound {
   spec: SimServerSpec;
 }
 
+/** 127.0.0.0/8 or ::1: a simulated fleet is never reachable from the network. */
+export function isLoopback(host: string): boolean {
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return isIP(host) === 6 && new URL(`udp://[${host}]`).hostname === '[::1]';
+}
+
 function bindOne(spec: SimServerSpec): Promise<Bound> {
   return new Promise<Bound>((resolve, reject) => {
     const family = isIP(spec.host);
-    if (family === 0) {
-      reject(new Error(`simulated servers need an IP literal, got ${spec.host}`));
+    if (!isLoopback(spec.host)) {
+      reject(new Error(`simulated servers listen on loopback only (127.0.0.0/8, ::1), got ${spec.host}`));
       return;
     }
     const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', ipv6Only: family === 6 });

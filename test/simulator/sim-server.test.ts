@@ -1,5 +1,6 @@
 import { decodeDatagrams, decodeResponse, encodeGetChallengeRequest, encodeInfoRequest, encodePlayerRequest, encodeRulesRequest } from '../../src/protocol';
 import { rulesOf } from '../../src/simulator/content';
+import { isLoopback, startFleet } from '../../src/simulator/fleet';
 import { SimServer } from '../../src/simulator/sim-server';
 import { simSpec } from '../helpers/sim';
 
@@ -57,5 +58,12 @@ describe('SimServer', () => {
     const server = new SimServer(simSpec({}));
     expect(server.respond(Buffer.from('hello'), CLIENT)).toBeNull();
     expect(server.stats.garbage).toBe(1);
+  });
+});
+
+describe('startFleet', () => {
+  it('refuses addresses that are not loopback', async () => {
+    expect([isLoopback('127.0.0.9'), isLoopback('::1'), isLoopback('0:0::1'), isLoopback('0.0.0.0'), isLoopback('::'), isLoopback('10.0.0.1')]).toEqual([true, true, true, false, false, false]);
+    await expect(startFleet([simSpec({}, { host: '0.0.0.0' })])).rejects.toThrow(/loopback only/);
   });
 });
