@@ -83,6 +83,8 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     includeStacktraceInErrorResponses: false,
     validationRules: [depthLimitRule(queryLimits.maxDepth)],
     introspection: true,
+    // gsindex serve owns SIGTERM/SIGINT: Apollo re-raising the signal would kill workers mid-job.
+    stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       limitsPlugin(queryLimits, rateLimiter),

@@ -68,7 +68,6 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
       const management = await ManagementServer.start({ host: config.managementHost, port: config.managementPort, logger: logger.child({ role: 'management' }) });
       await ensureLocalManagementSource(db, config);
       started.push({ name: 'management', stop: () => management.close() });
-      logger.info({ port: config.managementPort }, 'management server listening');
     }
     if (roles.includes('scheduler') && queues) {
       await upsertConfiguredSources(db, config.masterSources, config.crawlIntervalMs);
