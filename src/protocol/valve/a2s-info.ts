@@ -8,7 +8,7 @@ import { PacketWriter } from '../wire/packet-writer';
 import { A2S_INFO, A2S_INFO_PAYLOAD, S2A_INFO_DETAILED, S2A_INFO_SRC, SINGLE_PACKET_HEADER } from './constants';
 import { decodeGoldSrcInfoBody, encodeGoldSrcInfo, type GoldSrcInfo } from './info-goldsrc';
 import { decodeSourceInfoBody, encodeSourceInfo, type SourceInfo } from './info-source';
-import { assertChallenge, openSinglePacket } from './single-packet';
+import { assertChallenge, encoding, openSinglePacket } from './single-packet';
 
 export type A2SInfo = SourceInfo | GoldSrcInfo;
 
@@ -30,5 +30,5 @@ export function decodeInfoResponse(payload: Buffer): A2SInfo {
 
 /** Encodes an A2S_INFO reply in the form `info.type` says. */
 export function encodeInfoResponse(info: A2SInfo): Buffer {
-  return info.type === 'source' ? encodeSourceInfo(info) : encodeGoldSrcInfo(info);
+  return encoding('A2S_INFO reply', () => (info.type === 'source' ? encodeSourceInfo(info) : encodeGoldSrcInfo(info)));
 }

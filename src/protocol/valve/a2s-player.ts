@@ -19,7 +19,7 @@ import type { PacketReader } from '../wire/packet-reader';
 import { PacketWriter } from '../wire/packet-writer';
 import { A2S_PLAYER, NO_CHALLENGE, S2A_PLAYER, SINGLE_PACKET_HEADER } from './constants';
 import { quirksFor } from './quirks';
-import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from './single-packet';
+import { assertChallenge, encoding, openSinglePacket, startSinglePacket, writeText } from './single-packet';
 
 export interface Player {
   /** Index byte as sent (often 0 for every entry). */
@@ -101,6 +101,10 @@ export function decodePlayersResponse(payload: Buffer, context: DecodeContext = 
 
 /** Encodes an A2S_PLAYER reply; `count` is written as given (a server with >255 players wraps it). */
 export function encodePlayersResponse(result: PlayersResult, context: DecodeContext = {}): Buffer {
+  return encoding('A2S_PLAYER reply', () => writePlayers(result, context));
+}
+
+function writePlayers(result: PlayersResult, context: DecodeContext): Buffer {
   const w = startSinglePacket(S2A_PLAYER).u8(result.count & 0xff);
   for (const p of result.players) {
     w.u8(p.index);

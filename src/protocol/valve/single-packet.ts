@@ -46,3 +46,18 @@ export function charToByte(char: string, what: string): number {
 export function assertChallenge(challenge: Buffer): void {
   if (challenge.length !== 4) throw new ProtocolError('INVALID_ARGUMENT', `a challenge is 4 bytes, got ${challenge.length}`);
 }
+
+/**
+ * Runs an encoder, turning the RangeError a Buffer write throws for an out-of-range field (an app id
+ * above 65535, a score beyond int32) into INVALID_ARGUMENT, so encoders fail with coded errors too.
+ */
+export function encoding(what: string, encode: () => Buffer): Buffer {
+  try {
+    return encode();
+  } catch (err) {
+    // By name, not instanceof: Node's own error classes differ from the ones in a vm realm (jest).
+    const { name, message } = (typeof err === 'object' && err !== null ? err : {}) as { name?: unknown; message?: unknown };
+    if (name === 'RangeError') throw new ProtocolError('INVALID_ARGUMENT', `${what}: a field is out of range for its wire type (${String(message)})`, { cause: err });
+    throw err;
+  }
+}

@@ -105,3 +105,12 @@ describe('decodeRequest rejects what no client sends', () => {
     expect(decodeRequest(Buffer.from('ffffffff55', 'hex'))).toEqual({ kind: 'players' });
   });
 });
+
+describe('encoders refuse out-of-range fields with a coded error', () => {
+  it('an app id above 65535 or a score beyond int32 is INVALID_ARGUMENT', () => {
+    const info = { type: 'source', protocol: 17, name: 'n', map: 'm', folder: 'f', game: 'g', appId: 221100, players: 1, maxPlayers: 2, bots: 0, serverType: 'd', environment: 'l', visibility: 0, vac: 1, version: 'v' } as const;
+    expect(errorOf(() => encodeInfoResponse(info)).code).toBe('INVALID_ARGUMENT');
+    expect(errorOf(() => encodePlayersResponse({ count: 1, players: [{ index: 0, name: 'p', score: 2 ** 31, duration: 0 }] })).code).toBe('INVALID_ARGUMENT');
+    expect(errorOf(() => encodeInfoResponse({ ...info, appId: 1, steamId: 'x' })).code).toBe('INVALID_ARGUMENT');
+  });
+});
