@@ -3,6 +3,7 @@
  * Keys are compared as SHA-256 digests with timingSafeEqual, so neither the key length nor a prefix leaks
  * through response timing.
  */
+import 'reflect-metadata';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareFn } from 'type-graphql';
 import { UnauthenticatedError } from './errors';

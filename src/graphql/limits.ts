@@ -1,7 +1,8 @@
 /**
- * Query depth and complexity limits, without a dependency: depth is a validation rule (it needs only
- * the document), complexity is computed once the operation and its variables are known (a page size
- * given as `$first` must count). Both errors carry code QUERY_TOO_COMPLEX.
+ * Query depth and complexity limits, without a dependency. Both are checked once the operation and its
+ * variables are known (a page size given as `$first` must count), after graphql-js validation and
+ * before anything runs; both errors carry code QUERY_TOO_COMPLEX (a validation rule's error would be
+ * re-coded GRAPHQL_VALIDATION_FAILED by Apollo).
  *
  * Cost model: every field costs 1, or its `complexity` extension (type-graphql's `@Field({ complexity })`)
  * when it has one; a field with `first`/`last` multiplies the cost of what it selects by that page size
@@ -17,13 +18,11 @@ import {
   isObjectType,
   isInterfaceType,
   Kind,
-  type ASTVisitor,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
-  type ValidationContext,
 } from 'graphql';
 import { QueryTooComplexError } from './errors';
 
@@ -57,22 +56,15 @@ function selectionDepth(set: SelectionSetNode | undefined, fragments: Fragments,
   return max;
 }
 
-/** Validation rule: reject operations nested deeper than `maxDepth` fields. */
-export function depthLimitRule(maxDepth: number): (context: ValidationContext) => ASTVisitor {
-  return (context) => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) {
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    }
-    return {
-      OperationDefinition(node) {
-        const depth = selectionDepth(node.selectionSet, fragments, new Set());
-        if (depth > maxDepth) {
-          context.reportError(new QueryTooComplexError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { depth, maxDepth }));
-        }
-      },
-    };
-  };
+/** How many fields deep the operation nests (introspection fields excluded). */
+export function operationDepth(operation: OperationDefinitionNode, fragments: Fragments): number {
+  return selectionDepth(operation.selectionSet, fragments, new Set());
+}
+
+/** Throws QUERY_TOO_COMPLEX when the operation nests deeper than `maxDepth` fields. */
+export function assertDepth(operation: OperationDefinitionNode, fragments: Fragments, maxDepth: number): void {
+  const depth = operationDepth(operation, fragments);
+  if (depth > maxDepth) throw new QueryTooComplexError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { depth, maxDepth });
 }
 
 function ownCost(extensions: Readonly<Record<string, unknown>> | null | undefined): number {

@@ -7,7 +7,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
 import type { ApiContext } from './context';
 import { isClientErrorCode, maskedErrorRequestIds, RateLimitedError } from './errors';
-import { assertComplexity, type QueryLimits } from './limits';
+import { assertComplexity, assertDepth, type QueryLimits } from './limits';
 import type { RateLimiter } from './rate-limit';
 
 export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): ApolloServerPlugin<ApiContext> {
@@ -26,6 +26,7 @@ export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): Apo
           for (const def of rc.document.definitions) {
             if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           }
+          assertDepth(operation, fragments, limits.maxDepth);
           assertComplexity(rc.schema, operation, fragments, rc.request.variables ?? {}, limits);
         },
       });

@@ -24,13 +24,41 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}
 `;
 
-export function createRedisRateLimiter(redis: Redis, keyPrefix: string, options: RateLimitOptions, now: () => number = Date.now): RateLimiter {
+/** How long a read waits for Redis before it is let through uncounted. */
+export const REDIS_LIMIT_TIMEOUT_MS = 250;
+
+/**
+ * Fails open: when Redis is down or slow (the shared connection queues commands while it reconnects),
+ * reads are let through and `onError` is told, rather than the whole API hanging on a counter.
+ */
+export function createRedisRateLimiter(
+  redis: Redis,
+  keyPrefix: string,
+  options: RateLimitOptions,
+  onError: (err: unknown) => void = () => undefined,
+  now: () => number = Date.now,
+): RateLimiter {
   return {
     async hit(clientKey) {
       if (options.maxRequests <= 0) return { allowed: true };
       const window = Math.floor(now() / options.windowMs);
       const key = `${keyPrefix}${clientKey}:${window}`;
-      const reply = (await redis.eval(HIT_SCRIPT, 1, key, String(options.windowMs))) as [number, number];
+      let timer: NodeJS.Timeout | undefined;
+      let reply: [number, number] | null;
+      try {
+        // ioredis commands cannot be cancelled; the timer only stops us waiting for this one.
+        const timeout = new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), REDIS_LIMIT_TIMEOUT_MS);
+        });
+        reply = await Promise.race([redis.eval(HIT_SCRIPT, 1, key, String(options.windowMs)) as Promise<[number, number]>, timeout]);
+        if (reply === null) onError(new Error(`rate-limit counter: no answer from Redis within ${REDIS_LIMIT_TIMEOUT_MS} ms`));
+      } catch (err) {
+        onError(err);
+        reply = null;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (reply === null) return { allowed: true };
       const [count, ttlMs] = reply;
       if (count <= options.maxRequests) return { allowed: true };
       return { allowed: false, retryAfterMs: ttlMs > 0 ? ttlMs : options.windowMs };

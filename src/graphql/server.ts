@@ -24,7 +24,6 @@ import { createApiKeyChecker } from './auth';
 import { createContext, type ApiContext, type ApiEnqueue } from './context';
 import type { Db } from '../shared/db';
 import { formatApiError } from './errors';
-import { depthLimitRule } from './limits';
 import { errorLoggingPlugin, limitsPlugin } from './plugins';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './rate-limit';
 import { buildApiSchema } from './schema';
@@ -72,7 +71,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const schema = await buildApiSchema();
   const rateLimit = { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs };
   const rateLimiter = deps.redis
-    ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:api-ratelimit:`, rateLimit)
+    ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:api-ratelimit:`, rateLimit, (err) => logger.warn({ err }, 'rate limit not applied: Redis unavailable'))
     : createMemoryRateLimiter(rateLimit);
   const queryLimits = { maxDepth: config.apiMaxDepth, maxComplexity: config.apiMaxComplexity, defaultListSize: DEFAULT_LIST_SIZE_FOR_COMPLEXITY };
   const checkApiKey = createApiKeyChecker(config.apiKeys);
@@ -81,7 +80,6 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     schema,
     formatError: formatApiError,
     includeStacktraceInErrorResponses: false,
-    validationRules: [depthLimitRule(queryLimits.maxDepth)],
     introspection: true,
     // gsindex serve owns SIGTERM/SIGINT: Apollo re-raising the signal would kill workers mid-job.
     stopOnTerminationSignals: false,

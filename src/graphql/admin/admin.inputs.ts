@@ -1,4 +1,5 @@
 /** Inputs of the mutations, with their validation (each error names `input.<field>`). */
+import 'reflect-metadata';
 import { Field, InputType, Int } from 'type-graphql';
 import { MasterSourceKind } from '../source/source.type';
 

@@ -3,11 +3,12 @@
  * Work for the crawler (query a server now, crawl a source now) goes through injected enqueue
  * functions; without them those mutations answer false.
  */
-import ipaddr from 'ipaddr.js';
+import 'reflect-metadata';
 import { Arg, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { Prisma } from '../../generated/prisma/client';
 import { PROTOCOL_IDS } from '../../protocol/status';
 import { RequireApiKey } from '../auth';
+import { networkText, parseCidr, parseIp } from '../common/ip';
 import type { ApiContext } from '../context';
 import { BadUserInputError, NotFoundError } from '../errors';
 import { toGameServer } from '../game-server/game-server.mapper';
@@ -20,26 +21,16 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** An IP literal in the canonical text the crawler stores (IPv4-mapped IPv6 as IPv4). */
 function ipText(name: string, value: string): string {
-  const t = value.trim();
-  let ip: ipaddr.IPv4 | ipaddr.IPv6 | null = null;
-  if (ipaddr.IPv4.isValidFourPartDecimal(t)) ip = ipaddr.IPv4.parse(t);
-  else if (t.includes(':') && ipaddr.IPv6.isValid(t)) {
-    const v6 = ipaddr.IPv6.parse(t);
-    ip = v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
-  }
+  const ip = parseIp(value);
   if (!ip) throw new BadUserInputError(name, `'${value}' is not an IP address`);
   return ip.toString();
 }
 
+/** The network itself (203.0.113.0/24, not 203.0.113.7/24), so one range has one spelling. */
 function cidrText(name: string, value: string): string {
-  try {
-    const [addr, bits] = ipaddr.parseCIDR(value.trim());
-    // Store the network itself (203.0.113.0/24, not 203.0.113.7/24) so one range has one spelling.
-    const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(value.trim()) : ipaddr.IPv6.networkAddressFromCIDR(value.trim());
-    return `${network.toString()}/${bits}`;
-  } catch {
-    throw new BadUserInputError(name, `'${value}' is not a CIDR range (e.g. 203.0.113.0/24)`);
-  }
+  const range = parseCidr(value);
+  if (!range) throw new BadUserInputError(name, `'${value}' is not a CIDR range (e.g. 203.0.113.0/24)`);
+  return networkText(range);
 }
 
 function port(name: string, n: number): number {

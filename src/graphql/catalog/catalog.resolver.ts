@@ -1,4 +1,5 @@
 /** Top lists by current players: games (app id + folder) and maps, with server counts. */
+import 'reflect-metadata';
 import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { Prisma } from '../../generated/prisma/client';
 import type { ApiContext } from '../context';

@@ -2,6 +2,7 @@
  * Relay connection plumbing shared by every paginated list: PageInfo, and the validation of
  * first/after/last/before into one direction of travel with a page size under the cap.
  */
+import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { BadUserInputError } from '../errors';
 

@@ -1,4 +1,5 @@
 /** Arguments of `servers`: filter, ordering and Relay pagination. */
+import 'reflect-metadata';
 import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
 import { GameServerStatus, ServerOs } from './game-server.type';
 

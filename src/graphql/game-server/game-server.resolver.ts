@@ -1,8 +1,9 @@
 /** Query.servers / server / serverByAddress and the GameServer fields that read beyond its row. */
-import ipaddr from 'ipaddr.js';
+import 'reflect-metadata';
 import { Arg, Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_PAGE_SIZE } from '../api-config';
 import { PageInfo, toPageRequest } from '../common/connection';
+import { parseIp } from '../common/ip';
 import type { ApiContext } from '../context';
 import { BadUserInputError, NotFoundError } from '../errors';
 import { DAY_MS, HOUR_MS, planHistory } from '../history/history-plan';
@@ -72,11 +73,12 @@ export class GameServerResolver {
   @Query(() => GameServer, { nullable: true, description: 'One game server by IP address and query port (NOT_FOUND error when there is none).' })
   async serverByAddress(@Arg('address', () => String) address: string, @Arg('port', () => Int, { description: 'The query port.' }) port: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
     const text = address.trim();
-    if (!ipaddr.isValid(text)) throw new BadUserInputError('address', `'${address}' is not an IP address`);
+    const ip = parseIp(text);
+    if (!ip) throw new BadUserInputError('address', `'${address}' is not an IP address`);
     checkPort('port', port);
     // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
     const found = await ctx.prisma.$queryRaw<Array<{ id: number }>>`
-      SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ipaddr.parse(text).toNormalizedString()}::inet)
+      SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ip.toString()}::inet)
       ORDER BY (address = ${text}) DESC LIMIT 1`;
     const row = found[0] ? await ctx.prisma.gameServer.findUnique({ where: { id: found[0].id } }) : null;
     if (!row) throw new NotFoundError(`game server ${text} port ${port}`);

@@ -3,6 +3,7 @@
  * included) and flags. `history` and `source` are field resolvers (game-server.resolver.ts) that go
  * through the per-request loaders. All times are UTC.
  */
+import 'reflect-metadata';
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum GameServerStatus {

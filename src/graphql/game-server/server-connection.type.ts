@@ -1,4 +1,5 @@
 /** The Relay connection of `servers`. `totalCount` is counted only when asked for. */
+import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import type { Prisma } from '../../generated/prisma/client';
 import { PageInfo } from '../common/connection';

@@ -3,9 +3,9 @@
  * parameter (Prisma.sql); only constant fragments of this file are raw. A bad value is a
  * BAD_USER_INPUT naming `filter.<field>`.
  */
-import ipaddr from 'ipaddr.js';
 import { Prisma } from '../../generated/prisma/client';
 import { PROTOCOL_IDS } from '../../protocol/status';
+import { networkText, parseCidr, parseIp } from '../common/ip';
 import { BadUserInputError } from '../errors';
 import type { ServerFilterInput } from './game-server.args';
 import { MAP_KEY_SQL } from './server-order';
@@ -44,17 +44,14 @@ export function mapPattern(value: string): { exact: string } | { like: string } 
   return { like: lower.split('*').map(likeLiteral).join('%') };
 }
 
-/** An IP (`203.0.113.7`) or a CIDR range (`203.0.113.0/24`), normalised for an `inet` comparison. */
+/** An IP (`203.0.113.7`) or a CIDR range (`203.0.113.0/24`), as text for an `inet` comparison. */
 export function parseAddressOrCidr(path: string, value: string): { ip: string } | { cidr: string } {
-  const t = value.trim();
-  try {
-    if (t.includes('/')) {
-      const [addr, bits] = ipaddr.parseCIDR(t);
-      return { cidr: `${addr.toNormalizedString()}/${bits}` };
-    }
-    if (ipaddr.isValid(t)) return { ip: ipaddr.parse(t).toNormalizedString() };
-  } catch {
-    // fall through to the error below
+  if (value.includes('/')) {
+    const range = parseCidr(value);
+    if (range) return { cidr: networkText(range) };
+  } else {
+    const ip = parseIp(value);
+    if (ip) return { ip: ip.toString() };
   }
   throw new BadUserInputError(path, `'${value}' is neither an IP address nor a CIDR range`);
 }

@@ -1,4 +1,5 @@
 /** ServerHistory's series (through the loaders: one statement per page, not per server) and Query.population. */
+import 'reflect-metadata';
 import { Arg, Ctx, FieldResolver, InputType, Field, Int, Query, Resolver, Root } from 'type-graphql';
 import type { ApiContext } from '../context';
 import { BadUserInputError } from '../errors';

@@ -1,4 +1,5 @@
 /** History series of one server and of aggregates, as chart points. Times are UTC bucket starts. */
+import 'reflect-metadata';
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { HistoryPlan } from './history-plan';
 

@@ -1,4 +1,5 @@
 /** Query.sources and Query.crawls, and the crawl lists hanging off a source (batched by loaders). */
+import 'reflect-metadata';
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { ApiContext } from '../context';
 import { BadUserInputError } from '../errors';

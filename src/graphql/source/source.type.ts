@@ -1,4 +1,5 @@
 /** List sources (master servers, the Steam Web API, management servers) and their crawls. */
+import 'reflect-metadata';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum MasterSourceKind {

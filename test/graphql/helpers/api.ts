@@ -6,9 +6,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from '../../../src/graphql/api-config';
 import type { ApiEnqueue } from '../../../src/graphql/context';
-import { startApi, type RunningApi } from '../../../src/graphql/server';
+import { startApi, type ApiDeps, type RunningApi } from '../../../src/graphql/server';
 import { PrismaClient } from '../../../src/generated/prisma/client';
-import { silentLogger } from '../../../src/shared/logger';
+import { silentLogger, type Logger } from '../../../src/shared/logger';
 
 export const TEST_API_KEY = 'test-key-0123456789';
 
@@ -62,8 +62,8 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startTestApi(opts: { db: PrismaClient; config?: Partial<ApiConfig>; redis?: Redis; enqueue?: ApiEnqueue }): Promise<TestApi> {
-  const api = await startApi({ prisma: opts.db, config: testApiConfig(opts.config), logger: silentLogger, ...(opts.redis ? { redis: opts.redis } : {}), ...(opts.enqueue ? { enqueue: opts.enqueue } : {}) });
+export async function startTestApi(opts: { db: PrismaClient; config?: Partial<ApiConfig>; redis?: Redis; enqueue?: ApiEnqueue; logger?: Logger; mountRoutes?: ApiDeps['mountRoutes'] }): Promise<TestApi> {
+  const api = await startApi({ prisma: opts.db, config: testApiConfig(opts.config), logger: opts.logger ?? silentLogger, ...(opts.redis ? { redis: opts.redis } : {}), ...(opts.enqueue ? { enqueue: opts.enqueue } : {}), ...(opts.mountRoutes ? { mountRoutes: opts.mountRoutes } : {}) });
   const baseUrl = api.url.replace(/\/graphql$/, '');
   return {
     api,
