@@ -1,0 +1,59 @@
+/**
+ * A crawl of a simulated fleet mixing every protocol, listed by an address list with each entry's
+ * protocol: every server is queried in its own protocol, stored with its normalised state, its raw
+ * key/values and a history sample.
+ */
+import { runCrawlOnce } from '../../src/crawler/crawl-once';
+import type { Querier } from '../../src/crawler/querier';
+import { createDefaultQuerier } from '../../src/crawler/runtime';
+import type { ProtocolId } from '../../src/protocol/status';
+import { loadConfig } from '../../src/shared/config';
+import { silentLogger } from '../../src/shared/logger';
+import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
+import { makeFleet } from '../../src/simulator/make-fleet';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { CALM_MIX } from '../helpers/sim';
+
+jest.setTimeout(60_000);
+
+const PROTOCOLS: ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
+
+describe('a crawl of a fleet mixing every protocol', () => {
+  let t: TestDatabase;
+  let fleet: RunningFleet;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const specs = makeFleet({ count: 36, seed: 11, basePort: 0, mix: { ...CALM_MIX, legacyProtocols: 0.8 } });
+    // Every protocol at least once, whatever the draw gave.
+    PROTOCOLS.forEach((protocol, i) => (specs[i] = { ...specs[i]!, protocol }));
+    fleet = await startFleet(specs);
+  });
+  afterAll(async () => {
+    await fleet?.stop();
+    await t?.drop();
+  });
+
+  it('stores every server with its protocol, normalised state, raw key/values and a sample', async () => {
+    const config = loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8', QUERY_TIMEOUT_MS: '1000' });
+    const real = createDefaultQuerier(config);
+    const querier: Querier = {
+      query(target, signal) {
+        if (!target.host.startsWith('127.')) throw new Error(`the crawler tried to query ${target.host}`);
+        return real.query(target, signal);
+      },
+    };
+    const addresses = fleet.specs.map((s) => `${s.protocol ?? 'source'} ${s.host}:${s.queryPort}`);
+    const source = await t.db.masterSource.create({ data: { name: 'mixed', kind: 'ADDRESS_LIST', host: '', options: { addresses } } });
+    const totals = await runCrawlOnce({ config, db: t.db, logger: silentLogger, sourceId: source.id, querier });
+    expect(totals).toMatchObject({ finished: true, listed: fleet.specs.length, answered: fleet.specs.length, failed: 0 });
+
+    const rows = await t.db.gameServer.findMany({ where: { sourceId: source.id } });
+    expect(new Set(rows.map((r) => r.protocol))).toEqual(new Set(PROTOCOLS));
+    for (const spec of fleet.specs) {
+      const row = rows.find((r) => r.queryPort === spec.queryPort)!;
+      expect(row).toMatchObject({ protocol: spec.protocol ?? 'source', status: 'ONLINE', name: spec.state.name, map: spec.state.map, players: spec.state.players, maxPlayers: spec.state.maxPlayers });
+      if ((spec.protocol ?? 'source') !== 'source') expect(row.raw).not.toBeNull();
+      expect(await t.db.serverSample.count({ where: { gameServerId: row.id, online: true } })).toBe(1);
+    }
+  });
+});
