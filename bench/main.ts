@@ -14,6 +14,7 @@ import { mib, num, seconds, table, verdictText, type PartResult } from './lib/re
 import { runQueryPart } from './query/query-part';
 import { runDecodePart } from './decode/decode-part';
 import { runCrawlPart } from './crawl/crawl-part';
+import { runApiPart } from './api/api-part';
 import { dropStorageDb, runStoragePart } from './storage/storage-part';
 
 type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) => void) => Promise<PartResult>;
@@ -23,7 +24,7 @@ const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   decode: { title: 'Decoder throughput', run: runDecodePart },
   crawl: { title: 'End-to-end crawl', run: runCrawlPart },
   storage: { title: 'Storage', run: runStoragePart },
-  api: { title: 'API', run: null },
+  api: { title: 'API', run: runApiPart },
 };
 
 function log(line: string): void {

@@ -41,17 +41,21 @@ function originOf(url: string, fn: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1] ?? ''}` : (rest[0] ?? 'dependency');
   }
-  const src = url.indexOf('/src/');
-  if (src >= 0) return `gsindex ${url.slice(src + 5).split('/').slice(0, -1).join('/') || 'src'}`;
-  if (url.includes('/bench/')) return 'bench harness';
+  if (url.includes('/dist-bench/bench/')) return 'bench harness';
+  const code = /\/(?:dist-bench\/src|dist|src)\/(.*)$/.exec(url);
+  if (code) {
+    const dir = (code[1] ?? '').split('/').slice(0, -1).join('/');
+    if (dir.startsWith('generated')) return 'Prisma generated client';
+    return `gsindex ${dir || '(root)'}`;
+  }
   return path.basename(url);
 }
 
 function shortWhere(url: string, line: number): string {
   if (url === '') return '';
   const nm = url.lastIndexOf('node_modules/');
-  const src = url.indexOf('/src/');
-  const rel = nm >= 0 ? url.slice(nm + 13) : src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, '').replace(/^.*\/dist-bench\//, '');
+  const code = /\/((?:dist-bench\/)?(?:src|dist|bench)\/.*)$/.exec(url);
+  const rel = nm >= 0 ? url.slice(nm + 13) : code ? (code[1] ?? url) : url.replace(/^file:\/\//, '');
   return `${rel}:${line + 1}`;
 }
 

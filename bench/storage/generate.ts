@@ -196,8 +196,9 @@ export async function extendPopulationToYear(c: Client, endAt: Date, days: numbe
   if (yearStart >= historyStart) return 0;
   const r = await c.query(
     `INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
-     SELECT 'DAY', d.dimension, d.key, t, d.servers * 0.9, d.servers, d.players * 0.55, (d.players * 1.05)::int, d.servers * 0.1
-     FROM bench_dim d, generate_series($1::timestamptz, $2::timestamptz - interval '1 day', interval '1 day') t`,
+     SELECT 'DAY', p.dimension, p.key, t, p.servers_online * 0.95, p.servers_seen, p.players_avg * (0.8 + 0.2 * sin(extract(doy FROM t) / 58.0)), p.players_peak, p.bots_avg
+     FROM population_rollup p, generate_series($1::timestamptz, $2::timestamptz - interval '1 day', interval '1 day') t
+     WHERE p.resolution = 'DAY' AND p.bucket_at = $2::timestamptz`,
     [yearStart, historyStart],
   );
   await c.query('ANALYZE population_rollup');
