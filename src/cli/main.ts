@@ -18,6 +18,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   'simulate-master': { summary: 'run a simulated Valve master (and Steam Web API) on loopback', load: () => load('./commands/simulate-master') },
   migrate: { summary: 'apply the database migrations (safe to repeat)', load: () => load('./commands/migrate') },
   crawl: { summary: 'run one crawl in the foreground (--once) with progress and totals', load: () => load('./commands/crawl') },
+  demo: { summary: 'a simulated fleet crawled and served on loopback, within a minute', load: () => load('./commands/demo') },
   serve: { summary: 'run the API, scheduler, workers and management server (--role to pick)', load: () => load('./commands/serve') },
 };
 

@@ -54,6 +54,16 @@ export class SimServer {
     this.nextSplitId = hash32(spec.seed ?? 0, 4) & 0x7fffffff;
   }
 
+  /**
+   * Changes how many players (and bots) the server reports from now on, as a real server's population
+   * moves through the day (the demo drives this); the cached replies are encoded again.
+   */
+  setPopulation(players: number, bots = Math.min(this.spec.state.bots, players)): void {
+    this.spec.state.players = Math.max(0, Math.min(players, this.spec.state.maxPlayers));
+    this.spec.state.bots = Math.max(0, Math.min(bots, this.spec.state.players));
+    this.cache.clear();
+  }
+
   /** The challenge this server hands one client: stable per client, like a real server's. */
   challengeFor(clientKey: string): Buffer {
     let value = hash32(this.spec.seed ?? 0, hashString(clientKey));

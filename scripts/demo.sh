@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The demo from a fresh clone: install, build, services, then `gsindex demo` in a database of its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+npm run build
+exec node scripts/with-services.js --database gsindex_demo -- node bin/gsindex.js demo "$@"
