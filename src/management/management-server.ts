@@ -205,7 +205,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
             updatedAt: now,
           };
           this.servers.set(id, registered);
-          this.logger.info({ connection: id, remoteAddress, name: registered.name, address: registered.address, port: registered.port }, 'game server registered');
+          this.logger.info({ connection: id, remoteAddress, serverName: registered.name, serverAddress: registered.address, serverPort: registered.port }, 'game server registered');
           this.emit('register', { ...registered });
           break;
         }
@@ -226,7 +226,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
           const registered = this.servers.get(id);
           if (registered) {
             this.servers.delete(id);
-            this.logger.info({ connection: id, remoteAddress, name: registered.name }, 'game server unregistered');
+            this.logger.info({ connection: id, remoteAddress, serverName: registered.name }, 'game server unregistered');
             this.emit('unregister', registered, 'command');
           }
           break;
@@ -285,7 +285,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       const registered = this.servers.get(id);
       if (registered) {
         this.servers.delete(id);
-        this.logger.info({ connection: id, remoteAddress, name: registered.name }, 'game server gone: connection closed');
+        this.logger.info({ connection: id, remoteAddress, serverName: registered.name }, 'game server gone: connection closed');
         this.emit('unregister', registered, 'closed');
       }
     });

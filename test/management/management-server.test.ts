@@ -182,13 +182,17 @@ describe('management server over real TCP (seed 002)', () => {
   });
 
   it('closes a connection that keeps sending garbage, and refuses too many connections from one address', async () => {
-    server = await ManagementServer.start({ host: '127.0.0.1', port: 0, maxInvalidMessages: 5, maxConnectionsPerAddress: 2 });
+    const logged: string[] = [];
+    const log = (level: string) => (fields: Record<string, unknown>, message: string) => logged.push(`${level} ${message} ${String(fields.refusal ?? '')}`);
+    server = await ManagementServer.start({ host: '127.0.0.1', port: 0, maxInvalidMessages: 5, maxConnectionsPerAddress: 2, logger: { debug: log('debug'), info: log('info'), warn: log('warn') } });
     const first = await connect();
     first.send(register('Keeper', '10.0.0.1', 20000));
     const noisy = await connect();
     for (let i = 0; i < 5; i++) noisy.send('garbage');
     await noisy.closed;
     expect(server.stats.closedForGarbage).toBe(1);
+    expect(logged).toContain('debug management message dropped invalidJson');
+    expect(logged).toContain('warn management connection closed: it keeps sending invalid messages ');
 
     const second = await connect();
     const third = await connect();
