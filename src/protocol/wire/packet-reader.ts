@@ -115,12 +115,35 @@ export class PacketReader {
 
   /** A NUL-terminated string decoded as UTF-8 with U+FFFD replacement. */
   cstring(what = 'string'): string {
-    return utf8Decoder.decode(this.cstringBytes(what));
+    const ascii = this.cstringAscii();
+    return ascii ?? utf8Decoder.decode(this.cstringBytes(what));
   }
 
   /** A NUL-terminated string, with its exact bytes in hex when they are not valid UTF-8. */
   cstringExact(what = 'string'): DecodedString {
-    return decodeUtf8Exact(this.cstringBytes(what));
+    const ascii = this.cstringAscii();
+    return ascii === null ? decodeUtf8Exact(this.cstringBytes(what)) : { value: ascii };
+  }
+
+  /**
+   * The next NUL-terminated string when it is pure ASCII (nearly every name, map and folder), read
+   * without a TextDecoder call or a subarray (the decoder's fixed cost dominates short strings);
+   * null, with the position unchanged, when it holds a byte >= 0x80 or has no NUL (the caller then
+   * takes the general path, which also reports TRUNCATED).
+   */
+  private cstringAscii(): string | null {
+    const buf = this.buffer;
+    const start = this.position;
+    const length = buf.length;
+    for (let i = start; i < length; i++) {
+      const b = buf[i] as number;
+      if (b === 0) {
+        this.position = i + 1;
+        return buf.toString('latin1', start, i);
+      }
+      if (b >= 0x80) return null;
+    }
+    return null;
   }
 
   /** A NUL-terminated string decoded byte for byte (latin1), as the older protocols need. */
