@@ -16,7 +16,7 @@ import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
 import { mapLimit, type Querier } from './querier';
-import { batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
@@ -76,10 +76,14 @@ export interface CrawlDeps {
 
 /** Crawl keys go into job ids: no ':' (STYLE.md), only [a-z0-9-]. */
 export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
-  return `${sourceName}-${scheduledAtMs}`;
+  const slug = sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64);
+  return `${slug}-${scheduledAtMs}`;
 }
 
 const BLOCKED_CACHE_MS = 10_000;
+/** A crawl still open this many intervals after it started lost its jobs (e.g. Redis lost its data). */
+const STALE_AFTER_INTERVALS = 3;
+const STALE_AFTER_MIN_MS = 30 * 60_000;
 const blockedCache = new WeakMap<Db, { at: number; cidrs: string[] }>();
 
 async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
@@ -99,6 +103,8 @@ export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key
     return null;
   }
   const splits = deps.listSources(source).splits();
+  const abandoned = await abandonStaleCrawls(deps.db, source.id, new Date(input.startedAt.getTime() - Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS)));
+  if (abandoned > 0) deps.logger.warn({ source: source.name, abandoned }, 'older crawls never finished: closed as partial');
   const crawl = await openCrawl(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
   await ensureSamplePartition(deps.db, crawl.startedAt);
   if (crawl.finishedAt !== null) return crawl;
@@ -126,7 +132,7 @@ function toListingRow(s: ListedServer, split: ListSplit, policy: AddressPolicy):
   };
 }
 
-export async function listRun(deps: CrawlDeps, job: ListRunJob): Promise<void> {
+export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSignal): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl || crawl.finishedAt !== null) return;
   const runs = await listRuns(deps.db, crawl.id);
@@ -145,7 +151,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob): Promise<void> {
     let partial = false;
     let error: string | null = null;
     try {
-      const result = await deps.listSources(source).list(split, AbortSignal.timeout(deps.settings.listTimeoutMs));
+      const deadline = AbortSignal.timeout(deps.settings.listTimeoutMs);
+      const result = await deps.listSources(source).list(split, signal ? AbortSignal.any([signal, deadline]) : deadline);
       servers = result.servers;
       partial = result.partial;
       error = result.error ?? null;

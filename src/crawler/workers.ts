@@ -35,7 +35,7 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
 
   const crawlWorker = new Worker(
     CRAWL_QUEUE,
-    async (job: Job) => {
+    async (job: Job, _token?: string, signal?: AbortSignal) => {
       switch (job.name) {
         case JOB.startCrawl: {
           const data = job.data as StartCrawlData;
@@ -46,7 +46,7 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
           return crawl?.id ?? null;
         }
         case JOB.listRun:
-          await listRun(deps, job.data as ListRunJob);
+          await listRun(deps, job.data as ListRunJob, signal);
           return null;
         case JOB.finishCrawl:
           await finishCrawl(deps, job.data as FinishCrawlJob);

@@ -1,4 +1,4 @@
-import { finishCrawl, isCrawlComplete, listRuns, openCrawl } from '../../src/crawler/store/crawl-store';
+import { abandonStaleCrawls, finishCrawl, isCrawlComplete, listRuns, openCrawl } from '../../src/crawler/store/crawl-store';
 import { ensureSamplePartition } from '../../src/crawler/store/partitions';
 import { recordListing, writeBatchOutcomes, type ListingRow } from '../../src/crawler/store/server-store';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -98,5 +98,22 @@ describe('server store', () => {
     const s = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 40000 } });
     expect(s).toMatchObject({ status: 'ONLINE', players: 22, maxPlayers: 4, name: 'bomber \ufffd', managementRegistered: true, protocol: 'bomberman' });
     expect(await t.db.serverSample.count({ where: { gameServerId: s.id } })).toBe(1);
+  });
+});
+
+describe('stale crawls', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  it('closes crawls of a source left open too long as partial, leaving newer ones alone', async () => {
+    const sourceId = (await t.db.masterSource.create({ data: { name: 's', kind: 'ADDRESS_LIST', host: 'x' } })).id;
+    const old = await openCrawl(t.db, { key: 'old', sourceId, startedAt: new Date(Date.now() - 3600_000), splits: [] });
+    const recent = await openCrawl(t.db, { key: 'recent', sourceId, startedAt: new Date(), splits: [] });
+    expect(await abandonStaleCrawls(t.db, sourceId, new Date(Date.now() - 60_000))).toBe(1);
+    expect(await t.db.crawl.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ partial: true, error: expect.stringMatching(/abandoned/) });
+    expect((await t.db.crawl.findUniqueOrThrow({ where: { id: recent.id } })).finishedAt).toBeNull();
   });
 });

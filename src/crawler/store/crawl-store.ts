@@ -116,3 +116,14 @@ export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord
   const s = await db.masterSource.findUnique({ where: { id: sourceId } });
   return s && { id: s.id, name: s.name, kind: s.kind, host: s.host, port: s.port, filter: s.filter, regions: s.regions, intervalMs: s.intervalMs, enabled: s.enabled, options: s.options };
 }
+
+/**
+ * Crawls of a source still open although they started before `startedBefore` lost their jobs (all
+ * retries failed, or Redis lost its data): close them as partial, so they count no absences and the
+ * crawl list stays truthful. What they wrote stays.
+ */
+export async function abandonStaleCrawls(db: Db, sourceId: number, startedBefore: Date): Promise<number> {
+  return db.$executeRaw`
+    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, 'abandoned: its jobs never completed')
+    WHERE source_id = ${sourceId} AND finished_at IS NULL AND started_at < ${startedBefore}`;
+}
