@@ -19,7 +19,8 @@ export { SplitAssembler, type SplitAssemblerOptions } from './valve/split-packet
 export { splitResponse, type SplitResponseOptions } from './valve/split-response';
 export { decodeDatagrams } from './valve/decode-datagrams';
 export { quirksFor, type AppQuirks, type PlayerLayout } from './valve/quirks';
-export { decompressBzip2, compressBzip2 } from './wire/decompress';
+export { decompressBzip2 } from './wire/decompress';
+export { compressBzip2 } from './wire/bzip2-compress';
 export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, defaultTransport, GOLDSRC_INFO_GRACE_MS, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
 export { UdpTransport, canonicalIp, type DatagramAssembler, type HandlerResult, type ExchangeOptions, type ExchangeResult, type RemoteSession, type UdpTransportOptions, type UdpTransportStats } from './transport/udp-transport';
 // Older protocols (PROTOCOLS-LEGACY.md): codecs, assemblers, normalisation to ServerStatus.

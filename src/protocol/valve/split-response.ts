@@ -6,7 +6,7 @@
 import { crc32 } from 'node:zlib';
 import { ProtocolError } from '../errors';
 import { MAX_GOLDSRC_FRAGMENTS, MAX_SOURCE_FRAGMENTS } from '../defaults';
-import { compressBzip2 } from '../wire/decompress';
+import { compressBzip2 } from '../wire/bzip2-compress';
 import { PacketWriter } from '../wire/packet-writer';
 import { DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER } from './constants';
 
@@ -16,7 +16,7 @@ export interface SplitResponseOptions {
   id: number;
   /** Data bytes per fragment. @defaultValue 1248 (Source), 1391 (GoldSrc) */
   maxPacketBytes?: number;
-  /** Source only: bzip2-compress the payload first (needs the bzip2 program). @defaultValue false */
+  /** Source only: bzip2-compress the payload first. @defaultValue false */
   compress?: boolean;
   /** Source only: write the 2-byte size field (most Source servers do). @defaultValue true */
   sizeField?: boolean;

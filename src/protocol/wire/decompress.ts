@@ -5,7 +5,6 @@
  * into a huge buffer (decoding stops at the cap instead of finishing and then checking).
  */
 import { decode, type ByteSource } from 'seek-bzip';
-import { spawnSync } from 'node:child_process';
 import { crc32 } from 'node:zlib';
 import { ProtocolError } from '../errors';
 import { MAX_DECOMPRESSED_BYTES } from '../defaults';
@@ -67,17 +66,4 @@ export function decompressBzip2(input: Buffer, expectedBytes: number, expectedCr
     throw new ProtocolError('CHECKSUM', `CRC32 of the decompressed response is ${actualCrc.toString(16)}, the header declares ${(expectedCrc32 >>> 0).toString(16)}`);
   }
   return output;
-}
-
-/**
- * bzip2-compresses with the system `bzip2` binary. Only the simulator and tests compress (servers
- * do, clients never); no MIT-licensed pure-JS bzip2 compressor exists in the stack. Synchronous:
- * callers compress a response once and reuse it.
- */
-export function compressBzip2(input: Buffer): Buffer {
-  const result = spawnSync('bzip2', ['-c', '-9'], { input, maxBuffer: 64 * 1024 * 1024 });
-  if (result.error !== undefined || result.status !== 0) {
-    throw new ProtocolError('NOT_SUPPORTED', `bzip2 compression needs the bzip2 program: ${result.error?.message ?? result.stderr.toString()}`);
-  }
-  return result.stdout;
 }
