@@ -18,7 +18,7 @@ import {
 import { ProtocolError } from '../errors';
 import type { ServerAddress } from '../types';
 import { startDeadline } from './deadline';
-import { buildMasterFilter, type MasterFilterNode } from './master-filter';
+import { assertMasterFilterLength, buildMasterFilter, type MasterFilterNode } from './master-filter';
 import {
   ALL_MASTER_REGION_CODES,
   FIRST_SEED,
@@ -183,10 +183,13 @@ class MasterSocket {
   }
 }
 
-/** Lists a Valve master. Never throws for silence or abort: those give an incomplete, resumable result. */
+/**
+ * Lists a Valve master. Never throws for silence or abort: those give an incomplete, resumable result.
+ * @throws ProtocolError INVALID_ARGUMENT (region, seed, filter values) or FILTER_TOO_LONG, before sending anything.
+ */
 export async function listValveMaster(options: ValveMasterListOptions): Promise<ValveMasterListResult> {
   const regions = regionsOf(options);
-  const filter = typeof options.filter === 'string' ? options.filter : buildMasterFilter(options.filter ?? []);
+  const filter = typeof options.filter === 'string' ? assertMasterFilterLength(options.filter) : buildMasterFilter(options.filter ?? []);
   const pacing = options.pacing === undefined ? { requestsPerMinute: DEFAULT_MASTER_REQUESTS_PER_MINUTE } : options.pacing;
   if (pacing !== false && !(pacing.requestsPerMinute > 0)) throw new ProtocolError('INVALID_ARGUMENT', 'pacing.requestsPerMinute must be positive');
   const intervalMs = pacing === false ? 0 : 60_000 / pacing.requestsPerMinute;

@@ -74,5 +74,6 @@ describe('listValveMaster against the simulated master', () => {
 
   it('refuses unknown regions', async () => {
     await expect(listValveMaster({ host: '127.0.0.1', port: 9, region: 9 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(listValveMaster({ host: '127.0.0.1', port: 9, region: 0, filter: '\\map\\' + 'x'.repeat(200) })).rejects.toMatchObject({ code: 'FILTER_TOO_LONG' });
   });
 });
