@@ -13,6 +13,9 @@ import { dropSamplePartitionsBefore, listSamplePartitions, utcDay } from './part
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
+/** Advisory lock class of population re-rolls (the key is the hour or day). */
+const ROLLUP_LOCK_CLASS = 7_271_007;
+
 const floorHour = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
 
 /** Rolls up every hour from `from`'s hour to `to`'s hour (inclusive), then the days they touch. */
@@ -87,6 +90,8 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
 async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
   await db.$transaction([
+    // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
+    db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
     // Per server, each sample weighs 1/n of the hour (n = the server's samples in the hour), so sums
     // over servers are "average servers online" and "average players" over the hour.
@@ -122,6 +127,7 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
 async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
   const end = new Date(day.getTime() + DAY_MS);
   await db.$transaction([
+    db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${-1 - (Math.floor(day.getTime() / DAY_MS) % 2_000_000_000)})`,
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
     db.$executeRaw`
       WITH hours AS (
