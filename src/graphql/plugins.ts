@@ -60,3 +60,29 @@ export function errorLoggingPlugin(): ApolloServerPlugin<ApiContext> {
     },
   };
 }
+
+/** Anything with prom-client's Histogram `observe` (src/shared/metrics.ts `apiLatency`). */
+export interface LatencyHistogram {
+  observe(labels: { operation: string }, seconds: number): void;
+}
+
+/**
+ * Request latency per operation, labelled `<query|mutation>:<first root field>` (bounded by the schema,
+ * unlike client-chosen operation names), or `invalid` for requests that never reached execution.
+ */
+export function latencyPlugin(histogram: LatencyHistogram): ApolloServerPlugin<ApiContext> {
+  return {
+    requestDidStart() {
+      const started = process.hrtime.bigint();
+      return Promise.resolve({
+        willSendResponse(rc) {
+          const op = rc.operation;
+          const first = op?.selectionSet.selections.find((sel) => sel.kind === Kind.FIELD);
+          const label = op && first?.kind === Kind.FIELD ? `${op.operation}:${first.name.value}` : 'invalid';
+          histogram.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
+          return Promise.resolve();
+        },
+      });
+    },
+  };
+}

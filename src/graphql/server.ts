@@ -24,7 +24,7 @@ import { createApiKeyChecker } from './auth';
 import { createContext, type ApiContext, type ApiEnqueue } from './context';
 import type { Db } from '../shared/db';
 import { formatApiError } from './errors';
-import { errorLoggingPlugin, limitsPlugin } from './plugins';
+import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './rate-limit';
 import { buildApiSchema } from './schema';
 
@@ -35,6 +35,8 @@ export interface ApiDeps {
   config: ApiConfig;
   logger: Logger;
   enqueue?: ApiEnqueue;
+  /** Request latency goes to this histogram when given (Metrics.apiLatency; /metrics is mounted by the caller). */
+  apiLatency?: LatencyHistogram;
   /**
    * Extra routes mounted before /graphql: /metrics (prom-client), the bull-board dashboard. Called with
    * the express app once, at start.
@@ -87,6 +89,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       ApolloServerPluginDrainHttpServer({ httpServer }),
       limitsPlugin(queryLimits, rateLimiter),
       errorLoggingPlugin(),
+      ...(deps.apiLatency ? [latencyPlugin(deps.apiLatency)] : []),
       config.production
         ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
         : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true }),

@@ -199,6 +199,16 @@ describe('HTTP routes', () => {
     });
   });
 
+  it('observes request latency per operation when given a histogram', async () => {
+    const seen: string[] = [];
+    await withApi({}, async (api) => {
+      await api.gql('{ sources { name } }');
+      await api.gql('query Named { games { appId } }');
+      await api.gql('{ nope }');
+    }, { apiLatency: { observe: (labels, seconds) => void (seconds >= 0 && seen.push(labels.operation)) } });
+    expect(seen).toEqual(['query:sources', 'query:games', 'invalid']);
+  });
+
   it('mounts extra routes (metrics, dashboards) through the hook', async () => {
     await withApi({}, async (api) => {
       expect(await (await fetch(`${api.baseUrl}/metrics`)).text()).toBe('metrics here');

@@ -1,3 +1,5 @@
+import { Metrics } from '../../src/shared/metrics';
+import type { LatencyHistogram } from '../../src/graphql/plugins';
 import { parse, Kind, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { buildApiSchema } from '../../src/graphql/schema';
 import { assertDepth, operationComplexity, operationDepth } from '../../src/graphql/limits';
@@ -69,5 +71,12 @@ describe('filter parsing', () => {
     expect(parseAddressOrCidr('f', '203.0.113.77/24')).toEqual({ cidr: '203.0.113.0/24' });
     expect(parseAddressOrCidr('f', '::ffff:203.0.113.7')).toEqual({ ip: '203.0.113.7' });
     for (const bad of ['203.0.113.0/33', 'example.org', '1.2.3', '::/129', '', '127.1/8', '10.0.0.0/']) expect(() => parseAddressOrCidr('filter.address', bad)).toThrow(/filter.address/);
+  });
+});
+
+describe('metrics', () => {
+  it('the shared Metrics histogram fits the API latency hook', () => {
+    const histogram: LatencyHistogram = new Metrics().apiLatency;
+    histogram.observe({ operation: 'query:servers' }, 0.01);
   });
 });

@@ -3,6 +3,13 @@
  * the same predicate evaluated over the seed, every ordering walked forward and backward, paging across
  * inserts, and the BAD_USER_INPUT / NOT_FOUND errors.
  */
+import { Prisma } from '../../src/generated/prisma/client';
+import { encodeCursor } from '../../src/graphql/common/cursor';
+import { OrderDirection, ServerOrderField } from '../../src/graphql/game-server/game-server.args';
+import { buildServerWhere } from '../../src/graphql/game-server/server-filter';
+import { listServerPage } from '../../src/graphql/game-server/server-list';
+import { SORT_KEYS } from '../../src/graphql/game-server/server-order';
+import type { Db } from '../../src/shared/db';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { createCountingDb, startTestApi, type CountingDb, type TestApi } from './helpers/api';
 import { seedServers, type FleetServer, type SeededIndex } from './helpers/seed';
@@ -166,6 +173,50 @@ describe('servers: ordering and keyset paging', () => {
     expect(keyset).toMatch(/\(.*g\.id\) > \(/);
     expect(keyset).not.toMatch(/\bOFFSET\b/i);
   });
+});
+
+describe('servers: query plans', () => {
+  const INDEX: Record<string, string> = {
+    PLAYERS: 'game_server_players_id_idx',
+    MAX_PLAYERS: 'game_server_max_players_id_idx',
+    NAME: 'game_server_name_key_id_idx',
+    MAP: 'game_server_map_key_id_idx',
+    LAST_SEEN: 'game_server_last_seen_key_id_idx',
+    FIRST_SEEN: 'game_server_first_seen_at_id_idx',
+    PING: 'game_server_ping_key_id_idx',
+  };
+
+  /** The keyset statement listServerPage would send, captured instead of run. */
+  async function keysetSql(field: ServerOrderField, direction: OrderDirection, backward: boolean): Promise<Prisma.Sql> {
+    let captured: Prisma.Sql | undefined;
+    const fake = { $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => ((captured = Prisma.sql(strings, ...values)), Promise.resolve([])) };
+    const key = SORT_KEYS[field];
+    const value = key.kind === 'text' ? 'm' : 5;
+    const cursor = encodeCursor({ order: `${key.cursorName}:${direction}`, value, id: 10 });
+    await listServerPage(fake as unknown as Db, buildServerWhere(null, new Date()), key, direction, { direction: backward ? 'backward' : 'forward', size: 20, cursor, cursorArgument: backward ? 'before' : 'after' });
+    return captured as Prisma.Sql;
+  }
+
+  // With sequential scans priced out the planner shows whether the ordering's index can serve the page:
+  // one range scan from the cursor, in either direction, and no sort of the table.
+  for (const field of Object.values(ServerOrderField)) {
+    it(`${field}: an index range scan from the cursor, both directions, no sort`, async () => {
+      for (const direction of [OrderDirection.ASC, OrderDirection.DESC]) {
+        for (const backward of [false, true]) {
+          const sql = await keysetSql(field, direction, backward);
+          const plan = await counting.db.$transaction(async (tx) => {
+            await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+            await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
+            const rows = await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${sql.text}`, ...sql.values);
+            return rows.map((r) => r['QUERY PLAN']).join('\n');
+          });
+          expect(plan).toContain(INDEX[field]);
+          expect(plan).toMatch(/Index Cond: \(ROW\(/);
+          expect(plan).not.toMatch(/\bSort\b/);
+        }
+      }
+    });
+  }
 });
 
 describe('servers: filters', () => {

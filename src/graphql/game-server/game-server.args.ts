@@ -37,7 +37,7 @@ export class ServerFilterInput {
   @Field(() => String, { nullable: true, description: 'Text contained in the name (case-insensitive).' })
   search?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Game directory (A2S folder), exact, case-insensitive.' })
+  @Field(() => String, { nullable: true, description: 'Game directory (A2S folder), exact.' })
   folder?: string | null;
 
   @Field(() => Int, { nullable: true })

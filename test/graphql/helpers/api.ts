@@ -62,8 +62,8 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function startTestApi(opts: { db: PrismaClient; config?: Partial<ApiConfig>; redis?: Redis; enqueue?: ApiEnqueue; logger?: Logger; mountRoutes?: ApiDeps['mountRoutes'] }): Promise<TestApi> {
-  const api = await startApi({ prisma: opts.db, config: testApiConfig(opts.config), logger: opts.logger ?? silentLogger, ...(opts.redis ? { redis: opts.redis } : {}), ...(opts.enqueue ? { enqueue: opts.enqueue } : {}), ...(opts.mountRoutes ? { mountRoutes: opts.mountRoutes } : {}) });
+export async function startTestApi(opts: { db: PrismaClient; config?: Partial<ApiConfig>; redis?: Redis; enqueue?: ApiEnqueue; logger?: Logger; mountRoutes?: ApiDeps['mountRoutes']; apiLatency?: ApiDeps['apiLatency'] }): Promise<TestApi> {
+  const api = await startApi({ prisma: opts.db, config: testApiConfig(opts.config), logger: opts.logger ?? silentLogger, ...(opts.redis ? { redis: opts.redis } : {}), ...(opts.enqueue ? { enqueue: opts.enqueue } : {}), ...(opts.mountRoutes ? { mountRoutes: opts.mountRoutes } : {}), ...(opts.apiLatency ? { apiLatency: opts.apiLatency } : {}) });
   const baseUrl = api.url.replace(/\/graphql$/, '');
   return {
     api,
