@@ -6,6 +6,8 @@ export type Db = PrismaClient;
 export { PrismaClient };
 
 export function createDb(databaseUrl: string, options: { max?: number } = {}): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.max ?? 10 });
+  // History is bucketed by UTC day and hour in SQL (timestamptz → date casts): pin the session to UTC
+  // whatever the server's or database's default time zone.
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.max ?? 10, options: '-c TimeZone=UTC' });
   return new PrismaClient({ adapter });
 }
