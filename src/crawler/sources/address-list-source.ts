@@ -7,6 +7,14 @@ import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
 import { readFile } from 'node:fs/promises';
 import type { ListSource, ListingResult, SourceRecord } from '../list-source';
 import { parseAddressListText } from './address-list-entries';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master/quake3-master';
+
+/** The operator named this master: resolving its name is fine (game server names never are). */
+async function resolveMasterHost(host: string): Promise<string> {
+  return isIP(host) !== 0 ? host : (await lookup(host)).address;
+}
 
 export function parseHostPort(text: string): { host: string; port: number } | null {
   const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:]+):(\d{1,5})$/.exec(text);
@@ -22,6 +30,9 @@ export function createAddressListSource(source: SourceRecord): ListSource {
   // options.file / options.url: a list the operator maintains, one `[PROTOCOL] HOST:PORT` per line.
   const file = typeof o.file === 'string' ? o.file : null;
   const url = typeof o.url === 'string' ? o.url : null;
+  // options.quake3Master "HOST:PORT" (+ quake3MasterProtocol, default 68): a Quake 3 master's listing.
+  const quake3Master = typeof o.quake3Master === 'string' ? parseHostPort(o.quake3Master) : null;
+  const quake3Protocol = typeof o.quake3MasterProtocol === 'number' ? o.quake3MasterProtocol : QUAKE3_PROTOCOL_VERSION;
   return {
     splits: () => [{ region: -1, split: '' }],
     async list(_split, signal): Promise<ListingResult> {
@@ -38,7 +49,17 @@ export function createAddressListSource(source: SourceRecord): ListSource {
         return { servers: [], partial: true, error: `cannot read the address list ${file ?? url}: ${err instanceof Error ? err.message : String(err)}` };
       }
       const { servers, bad } = parseAddressListText(texts.join('\n'), protocol);
-      return { servers, partial: false, ...(bad.length > 0 ? { error: `unparsable addresses: ${bad.slice(0, 5).join(', ')}` } : {}) };
+      let partial = false;
+      if (quake3Master !== null) {
+        try {
+          const listing = await listQuake3Master({ host: await resolveMasterHost(quake3Master.host), port: quake3Master.port }, { protocolVersion: quake3Protocol, signal });
+          for (const s of listing.servers) servers.push({ host: s.host, queryPort: s.port, protocol: 'quake3' });
+          partial = !listing.complete;
+        } catch (err) {
+          return { servers, partial: true, error: `Quake 3 master ${o.quake3Master as string}: ${err instanceof Error ? err.message : String(err)}` };
+        }
+      }
+      return { servers, partial, ...(bad.length > 0 ? { error: `unparsable addresses: ${bad.slice(0, 5).join(', ')}` } : {}) };
     },
   };
 }

@@ -11,6 +11,7 @@ import { decodeGamespy2Response } from '../../../src/protocol/legacy/gamespy2';
 import { Gamespy3Assembler, decodeGamespy3ChallengeResponse, decodeGamespy3Datagram, decodeJc2mpResponse } from '../../../src/protocol/legacy/gamespy3';
 import { decodeHalfLifeDatagrams, decodeHalfLifeMessage } from '../../../src/protocol/legacy/halflife';
 import { decodeQuakeResponse } from '../../../src/protocol/legacy/quake3';
+import { decodeQuake3MasterResponse, encodeQuake3MasterResponse } from '../../../src/protocol/master/quake3-master';
 import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
 import { ProtocolError } from '../../../src/protocol/errors';
 import { sharedDir } from '../../helpers/shared-dir';
@@ -42,6 +43,7 @@ const DECODERS: ReadonlyArray<[string, (p: Buffer) => unknown]> = [
   ['doom3', (p) => decodeDoom3Response(p)],
   ['halflife', (p) => decodeHalfLifeMessage(p)],
   ['ase', (p) => decodeAseResponse(p)],
+  ['quake3-master', (p) => decodeQuake3MasterResponse(p)],
 ];
 
 const STATUS_PROTOCOLS: readonly LegacyProtocol[] = ['quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
@@ -86,7 +88,12 @@ describe('legacy decoders under fuzzing', () => {
   const seeds: Buffer[] = dir === null ? [] : loadLegacyCaptures(dir).flatMap(packetsOf);
   // Without ../shared the fuzz still runs, seeded from constructed headers.
   const fallbackSeeds = ['ffffffff737461747573526573706f6e73650a5c615c620a3120322022782220330a', '5c686f73746e616d655c785c717565727969645c312e315c66696e616c5c', '0001020304686f73740078000000010070000061000000', 'ffff696e666f526573706f6e736500010000002900010000000020070000004', '455945310466617201010101010101010101', 'ffffffff4401017800010000000000c03f'].map((h) => Buffer.from(h.length % 2 === 0 ? h : `${h}0`, 'hex'));
-  const pool = seeds.length > 0 ? seeds : fallbackSeeds;
+  // Master listings (constructed: no capture exists), incl. IPv6 records, join the pool.
+  const masterSeeds = [
+    ...encodeQuake3MasterResponse([{ host: '92.92.92.92', port: 27960 }, { host: '69.79.84.1', port: 1 }], { perDatagram: 1 }),
+    ...encodeQuake3MasterResponse([{ host: '2001:db8::5c', port: 26000 }], { extended: true }),
+  ];
+  const pool = [...(seeds.length > 0 ? seeds : fallbackSeeds), ...masterSeeds];
 
   it(`survives ${ITERATIONS} mutated datagrams (seed ${SEED})`, () => {
     const next = rng(SEED);
