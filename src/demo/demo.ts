@@ -15,6 +15,10 @@ import type { Logger } from '../shared/logger';
 import { startBombermanServers, type BombermanClient } from './bomberman-clients';
 import { drivePopulation } from './population-cycle';
 
+/** Below Linux's ephemeral port range, on a loopback address no other gsindex tool uses by default. */
+const DEMO_HOST = '127.0.0.90';
+const DEMO_BASE_PORT = 21000;
+
 export interface DemoOptions {
   servers: number;
   apiPort: number;
@@ -25,6 +29,9 @@ export interface DemoOptions {
   /** The environment the rest of the configuration comes from (DATABASE_URL, REDIS_URL, ...). */
   env: Record<string, string | undefined>;
   logger: Logger;
+  /** Where the fleet listens. @defaultValue 127.0.0.90, ports from 21000 */
+  fleetHost?: string;
+  fleetBasePort?: number;
 }
 
 export interface RunningDemo {
@@ -63,7 +70,8 @@ export function demoSources(fleet: RunningFleet, master: SimValveMaster): unknow
 
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { logger } = options;
-  const specs = makeFleet({ count: options.servers, seed: 2026, hosts: ['127.0.0.1'], basePort: 0, mix: { ...DEFAULT_FLEET_MIX, silent: 0.01, malformed: 0.002, legacyProtocols: 0.06 } });
+  // Fixed ports on an address of its own, so a second demo run finds the same servers in its database.
+  const specs = makeFleet({ count: options.servers, seed: 2026, hosts: [options.fleetHost ?? DEMO_HOST], basePort: options.fleetBasePort ?? DEMO_BASE_PORT, mix: { ...DEFAULT_FLEET_MIX, silent: 0.01, malformed: 0.002, legacyProtocols: 0.06 } });
   const fleet = await startFleet(specs);
   const stopPopulation = drivePopulation(fleet, { dayMs: options.dayMs, stepMs: Math.max(1000, Math.floor(options.crawlIntervalMs / 2)) });
   const master = await startSimValveMaster({ fleet: fleet.specs, host: '127.0.0.1', port: 0, rateLimit: false });
