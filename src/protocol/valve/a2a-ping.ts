@@ -8,6 +8,7 @@ import { PacketWriter } from '../wire/packet-writer';
 import { A2A_ACK, A2A_PING, SINGLE_PACKET_HEADER } from './constants';
 import { openSinglePacket, startSinglePacket } from './single-packet';
 
+/** A2A_PING request: FF FF FF FF 69. */
 export function encodePingRequest(): Buffer {
   return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2A_PING).toBuffer();
 }

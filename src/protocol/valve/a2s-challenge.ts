@@ -8,6 +8,7 @@ import { PacketWriter } from '../wire/packet-writer';
 import { A2S_SERVERQUERY_GETCHALLENGE, S2C_CHALLENGE, SINGLE_PACKET_HEADER } from './constants';
 import { assertChallenge, openSinglePacket, startSinglePacket } from './single-packet';
 
+/** A decoded S2C_CHALLENGE: JSON contract `{challenge, challengeHex}`. */
 export interface ChallengeValue {
   /** The 4 bytes read as a little-endian int32, for display. */
   challenge: number;
@@ -15,6 +16,7 @@ export interface ChallengeValue {
   challengeHex: string;
 }
 
+/** The deprecated A2S_SERVERQUERY_GETCHALLENGE request: FF FF FF FF 57. */
 export function encodeGetChallengeRequest(): Buffer {
   return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_SERVERQUERY_GETCHALLENGE).toBuffer();
 }
@@ -26,6 +28,7 @@ export function decodeChallengeResponse(payload: Buffer): ChallengeValue {
   return { challenge: bytes.readInt32LE(0), challengeHex: bytes.toString('hex') };
 }
 
+/** S2C_CHALLENGE reply carrying the 4 bytes the client must echo (the simulator's side). */
 export function encodeChallengeResponse(challenge: Buffer): Buffer {
   assertChallenge(challenge);
   return startSinglePacket(S2C_CHALLENGE).bytes(challenge).toBuffer();

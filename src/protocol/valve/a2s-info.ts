@@ -10,6 +10,7 @@ import { decodeGoldSrcInfoBody, encodeGoldSrcInfo, type GoldSrcInfo } from './in
 import { decodeSourceInfoBody, encodeSourceInfo, type SourceInfo } from './info-source';
 import { assertChallenge, encoding, openSinglePacket } from './single-packet';
 
+/** A decoded A2S_INFO reply; `type` tells the Source (0x49) form from the GoldSrc (0x6D) one. */
 export type A2SInfo = SourceInfo | GoldSrcInfo;
 
 /** A2S_INFO request; `challenge` is the 4 bytes of an S2C_CHALLENGE, echoed verbatim. */

@@ -21,6 +21,7 @@ import { A2S_PLAYER, NO_CHALLENGE, S2A_PLAYER, SINGLE_PACKET_HEADER } from './co
 import { quirksFor } from './quirks';
 import { assertChallenge, encoding, openSinglePacket, startSinglePacket, writeText } from './single-packet';
 
+/** One A2S_PLAYER entry (JSON contract: index, name, score, duration, deaths?, money?). */
 export interface Player {
   /** Index byte as sent (often 0 for every entry). */
   index: number;
@@ -36,6 +37,7 @@ export interface Player {
   money?: number;
 }
 
+/** A decoded A2S_PLAYER reply. */
 export interface PlayersResult {
   /** The count byte as sent (wraps past 255; The Ship trusts it). */
   count: number;
@@ -49,6 +51,7 @@ export interface DecodeContext {
   appId?: number;
 }
 
+/** A2S_PLAYER request; without a challenge it sends FF FF FF FF, which asks the server for one. */
 export function encodePlayerRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
   assertChallenge(challenge);
   return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_PLAYER).bytes(challenge).toBuffer();

@@ -8,8 +8,10 @@ import { ProtocolError } from '../errors';
 import { A2A_PING, A2S_INFO, A2S_INFO_PAYLOAD, A2S_PLAYER, A2S_RULES, A2S_SERVERQUERY_GETCHALLENGE, NO_CHALLENGE } from './constants';
 import { openSinglePacket } from './single-packet';
 
+/** What a client asked for. */
 export type A2SRequestKind = 'info' | 'players' | 'rules' | 'getchallenge' | 'ping';
 
+/** A decoded request (the server side of the protocol). */
 export interface A2SRequest {
   kind: A2SRequestKind;
   /** The 4 challenge bytes the client echoed; absent when it sent none or FF FF FF FF. */
@@ -22,6 +24,7 @@ function challengeOf(rest: Buffer, offset: number, what: string): Buffer | undef
   return rest.equals(NO_CHALLENGE) ? undefined : Buffer.from(rest);
 }
 
+/** Decodes a request datagram; throws ProtocolError (MALFORMED, TRUNCATED, UNEXPECTED_RESPONSE) on anything else. */
 export function decodeRequest(payload: Buffer): A2SRequest {
   const { reader, type } = openSinglePacket(payload, [A2S_INFO, A2S_PLAYER, A2S_RULES, A2S_SERVERQUERY_GETCHALLENGE, A2A_PING], 'A2S request');
   switch (type) {

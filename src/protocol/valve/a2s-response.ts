@@ -10,6 +10,7 @@ import { decodeRulesResponse, type RulesResult } from './a2s-rules';
 import { decodePingResponse } from './a2a-ping';
 import { openSinglePacket } from './single-packet';
 
+/** Any decoded single-packet reply, discriminated by `kind` (the `gsindex decode` JSON shape). */
 export type A2SResponse =
   | { kind: 'info'; value: A2SInfo }
   | { kind: 'players'; value: PlayersResult }
@@ -17,6 +18,7 @@ export type A2SResponse =
   | { kind: 'challenge'; value: ChallengeValue }
   | { kind: 'ping'; value: Record<string, never> };
 
+/** 'info' | 'players' | 'rules' | 'challenge' | 'ping'. */
 export type A2SResponseKind = A2SResponse['kind'];
 
 const RESPONSE_TYPES = [S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_PLAYER, S2A_RULES, S2C_CHALLENGE, A2A_ACK];

@@ -19,6 +19,7 @@ import { PacketWriter } from '../wire/packet-writer';
 import { A2S_RULES, NO_CHALLENGE, S2A_RULES, SINGLE_PACKET_HEADER } from './constants';
 import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from './single-packet';
 
+/** One rule (console variable) as the server sent it. */
 export interface Rule {
   name: string;
   value: string;
@@ -28,6 +29,7 @@ export interface Rule {
   valueHex?: string;
 }
 
+/** A decoded A2S_RULES reply. */
 export interface RulesResult {
   /** The count as sent. */
   count: number;
@@ -37,6 +39,7 @@ export interface RulesResult {
   truncated?: true;
 }
 
+/** A2S_RULES request; without a challenge it sends FF FF FF FF, which asks the server for one. */
 export function encodeRulesRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
   assertChallenge(challenge);
   return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_RULES).bytes(challenge).toBuffer();
@@ -75,6 +78,7 @@ export function decodeRulesResponse(payload: Buffer): RulesResult {
   return truncated ? { count, rules, truncated: true } : { count, rules };
 }
 
+/** Encodes an A2S_RULES reply; `count` is written as given, strings with a hex form byte for byte. */
 export function encodeRulesResponse(result: RulesResult): Buffer {
   const w = startSinglePacket(S2A_RULES).u16le(result.count & 0xffff);
   for (const rule of result.rules) {

@@ -8,6 +8,7 @@ import { decodeResponse, type A2SResponse } from './a2s-response';
 import type { DecodeContext } from './a2s-player';
 import { SplitAssembler, type SplitAssemblerOptions } from './split-packet';
 
+/** Decodes the first complete response among `datagrams` (arrival order); throws ProtocolError, TRUNCATED when fragments are missing. */
 export function decodeDatagrams(datagrams: readonly Buffer[], context: DecodeContext = {}, options: SplitAssemblerOptions = {}): A2SResponse {
   if (datagrams.length === 0) throw new ProtocolError('TRUNCATED', 'no datagrams to decode', { offset: 0 });
   const assembler = new SplitAssembler(options);

@@ -11,8 +11,10 @@
  */
 const THE_SHIP_APP_IDS: ReadonlySet<number> = new Set([2400]);
 
+/** 'standard', or The Ship's deaths/money trailer. */
 export type PlayerLayout = 'standard' | 'the-ship';
 
+/** How one app deviates from the documented layouts. */
 export interface AppQuirks {
   /** Source A2S_INFO has The Ship's mode / witnesses / duration bytes after VAC. */
   infoHasTheShipFields: boolean;

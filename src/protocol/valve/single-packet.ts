@@ -36,6 +36,7 @@ export function byteToChar(byte: number): string {
   return String.fromCharCode(byte);
 }
 
+/** The inverse of byteToChar, for encoders; anything but one latin1 character is INVALID_ARGUMENT. */
 export function charToByte(char: string, what: string): number {
   const code = char.length === 1 ? char.charCodeAt(0) : -1;
   if (code < 0 || code > 0xff) throw new ProtocolError('INVALID_ARGUMENT', `${what} must be one latin1 character, got ${JSON.stringify(char)}`);

@@ -13,6 +13,7 @@ import { decompressBzip2 } from '../wire/decompress';
 import { SINGLE_PACKET_HEADER, SPLIT_PACKET_HEADER } from './constants';
 import { couldBeGoldSrcLater, goldSrcFirstLayout, sourceFirstLayout, type SplitLayout } from './split-layout';
 
+/** Caps of one SplitAssembler; defaults in defaults.ts. */
 export interface SplitAssemblerOptions {
   /** @defaultValue MAX_PENDING_SPLIT_IDS (8) */
   maxPendingIds?: number;
@@ -33,6 +34,7 @@ interface Pending {
 
 const RECENT_IDS_KEPT = 16;
 
+/** Reassembles split responses from ONE remote (one assembler per server or per query). */
 export class SplitAssembler {
   private readonly pending = new Map<number, Pending>();
   /** Ids completed lately: a late duplicate of one of their fragments is dropped, not re-assembled. */

@@ -10,6 +10,7 @@ import { compressBzip2 } from '../wire/bzip2-compress';
 import { PacketWriter } from '../wire/packet-writer';
 import { DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER } from './constants';
 
+/** How splitResponse cuts a payload. */
 export interface SplitResponseOptions {
   format: 'source' | 'goldsrc';
   /** Response id; bit 31 is set (Source) or cleared by `compress`. */
@@ -30,6 +31,7 @@ function chunk(data: Buffer, size: number): Buffer[] {
   return chunks.length === 0 ? [Buffer.alloc(0)] : chunks;
 }
 
+/** Cuts a full single payload into split fragments in the requested layout (fragment 0 first). */
 export function splitResponse(payload: Buffer, options: SplitResponseOptions): Buffer[] {
   if (options.format === 'goldsrc') return splitGoldSrc(payload, options);
   const maxBytes = options.maxPacketBytes ?? DEFAULT_SOURCE_SPLIT_BYTES;
