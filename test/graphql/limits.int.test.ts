@@ -85,7 +85,7 @@ describe('read rate limit', () => {
   });
 
   it('with Redis: two API processes share one count', async () => {
-    const redis = new IORedis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, lazyConnect: false });
+    const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
     const prefix = `gsindex-test-rl-${process.pid}-${Date.now().toString(36)}`;
     const a = await startTestApi({ db: counting.db, redis, config: { apiRateLimitMax: 4, queuePrefix: prefix } });
     const b = await startTestApi({ db: counting.db, redis, config: { apiRateLimitMax: 4, queuePrefix: prefix } });
