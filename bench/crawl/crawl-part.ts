@@ -11,7 +11,7 @@ import type { BenchOptions } from '../lib/args';
 import { connect, createBenchDb } from '../lib/bench-db';
 import { repoRoot, spawnNode, stopChild } from '../lib/child';
 import { latestProfile, profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
-import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from '../lib/procs';
+import { CpuMeter, cpuMsByName, cpuMsOf, currentRssBytes, peakRssBytes, treePids } from '../lib/procs';
 import { mib, num, seconds, table, type PartResult, type Verdict } from '../lib/report';
 import { startSimulator } from '../lib/simulator';
 import { startSimValveMaster } from '../../src/simulator/master';
@@ -24,6 +24,8 @@ const CRAWL_DEADLINE_MS = 15 * 60_000;
 
 interface CrawlRun {
   servers: number;
+  /** Crawler settings changed from the defaults (none for the default runs). */
+  settings: Record<string, string>;
   simulatorProcesses: number;
   finished: boolean;
   wallMs: number;
@@ -39,11 +41,26 @@ interface CrawlRun {
   bytesWritten: number;
   crawlerCpuMs: number;
   crawlerPeakRssBytes: number;
+  /** Crawler RSS when the crawl had just started (loaded, connected, nothing queried yet). */
+  crawlerStartRssBytes: number;
   simulatorCpuMs: number;
   postgresCpuMs: number;
   redisCpuMs: number;
   machineCpuMs: number;
+  /** UDP datagrams the kernel dropped on this machine during the crawl because a receive buffer was full. */
+  udpRcvbufErrors: number;
+  /** Why queries failed: last_error codes of the servers, most frequent first. */
+  failures: Array<{ code: string; servers: number }>;
   profile?: ProfileSummary;
+}
+
+/** The kernel's UDP counters (all sockets of the machine): datagrams dropped for a full receive buffer. */
+function udpCounters(): { inErrors: number; rcvbufErrors: number } {
+  const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
+  const names = (lines[0] ?? '').split(/\s+/).slice(1);
+  const values = (lines[1] ?? '').split(/\s+/).slice(1).map(Number);
+  const get = (name: string): number => values[names.indexOf(name)] ?? 0;
+  return { inErrors: get('InErrors'), rcvbufErrors: get('RcvbufErrors') };
 }
 
 /** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
@@ -69,7 +86,7 @@ async function deletePrefix(redisUrl: string, prefix: string): Promise<void> {
   }
 }
 
-async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null): Promise<CrawlRun> {
+async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.0.88.${i + 1}`);
   const db = await createBenchDb('crawl');
@@ -87,6 +104,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     const pgMeter = new CpuMeter(() => cpuMsByName('postgres').pids);
     const redisMeter = new CpuMeter(() => cpuMsByName('redis-server').pids);
     const machineBefore = machineBusyMs();
+    const udpBefore = udpCounters();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: db.url,
@@ -97,6 +115,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       LOG_LEVEL: 'warn',
       MIGRATE_ON_START: 'false',
       CRAWL_INTERVAL_MS: '3600000',
+      ...settings,
     };
     const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
@@ -110,6 +129,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     const crawlerPid = crawler.pid as number;
     let row: { started_at: Date; finished_at: Date | null; listed: number; queried: number; answered: number; failed: number; written: number } | undefined;
     let peakRss = 0;
+    let startRss = NaN;
     let lastLog = 0;
     while (performance.now() - started < CRAWL_DEADLINE_MS) {
       await new Promise((r) => setTimeout(r, 250));
@@ -118,6 +138,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       simMeter.sample();
       pgMeter.sample();
       row = (await c.query('SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1')).rows[0];
+      if (row && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
       if (row?.finished_at) break;
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
@@ -131,12 +152,14 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     const postgresCpuMs = pgMeter.usedMs();
     const redisCpuMs = redisMeter.usedMs();
     const machineCpuMs = machineBusyMs() - machineBefore;
+    const udpRcvbufErrors = udpCounters().rcvbufErrors - udpBefore.rcvbufErrors;
     await stopChild(crawler, 20_000);
     crawler = null;
 
     const count1 = async (sql: string): Promise<number> => Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
     const rows: Record<string, number> = {};
     for (const t of ['game_server', 'server_sample', 'server_day', 'population_rollup', 'crawl', 'crawl_run', 'crawl_batch']) rows[t] = await count1(`SELECT count(*)::text AS n FROM ${t}`);
+    const failures = (await c.query<{ code: string; n: string }>("SELECT COALESCE(last_error, '?') AS code, count(*)::text AS n FROM game_server WHERE status <> 'ONLINE' GROUP BY 1 ORDER BY 2 DESC LIMIT 5")).rows.map((r) => ({ code: r.code, servers: Number(r.n) }));
     const sizeAfter = Number((await c.query<{ s: string }>('SELECT pg_database_size(current_database())::text AS s')).rows[0]?.s ?? 0);
     const answering = sim.specs.filter((s) => {
       const b = behaviourOf(s);
@@ -154,6 +177,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     }
     return {
       servers: count,
+      settings,
       simulatorProcesses: processes,
       finished: row?.finished_at != null,
       wallMs,
@@ -169,10 +193,13 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       bytesWritten: sizeAfter - sizeBefore,
       crawlerCpuMs,
       crawlerPeakRssBytes: peakRss,
+      crawlerStartRssBytes: startRss,
       simulatorCpuMs,
       postgresCpuMs,
       redisCpuMs,
       machineCpuMs,
+      udpRcvbufErrors,
+      failures,
       ...(profile ? { profile } : {}),
     };
   } finally {
@@ -193,6 +220,12 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     log(`crawl ${num(count)}: ${run.finished ? 'finished' : 'NOT finished'} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`);
     runs.push(run);
   }
+  if (Object.keys(options.crawlTuned).length > 0) {
+    const count = Math.max(...options.crawlFleets);
+    const run = await crawlOnce(count, outDir, log, null, options.crawlTuned);
+    log(`crawl ${num(count)} tuned: ${run.finished ? 'finished' : 'NOT finished'} in ${seconds(run.wallMs)}, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`);
+    runs.push(run);
+  }
   let profiled: CrawlRun | undefined;
   if (!options.noProfile) {
     const dir = path.join(outDir, 'prof-crawl');
@@ -203,18 +236,19 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     log(`crawl ${num(count)} (profiled): ${seconds(profiled.wallMs)}`);
   }
   const rows = runs.map((r) => [
-    num(r.servers),
+    `${num(r.servers)}${Object.keys(r.settings).length > 0 ? ` (tuned: ${Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`,
     r.finished ? `**${seconds(r.wallMs, 1)}**` : `not finished after ${seconds(r.wallMs, 0)}`,
     seconds(r.dbMs, 1),
     `**${num(r.servers / (r.wallMs / 1000))}**`,
-    `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it)`,
+    `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(', ') || 'none'}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
     `crawler ${seconds(r.crawlerCpuMs, 1)}, simulators ${seconds(r.simulatorCpuMs, 1)}, PostgreSQL ${seconds(r.postgresCpuMs, 1)}, Redis ${seconds(r.redisCpuMs, 1)}; machine ${seconds(r.machineCpuMs, 1)} of ${seconds(r.wallMs * 2, 1)}`,
-    `**${mib(r.crawlerPeakRssBytes)}**`,
+    `**${mib(r.crawlerPeakRssBytes)}** (${mib(r.crawlerStartRssBytes)} when the crawl started)`,
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
-  const big = runs.find((r) => r.servers === 100_000) ?? runs[runs.length - 1];
-  const worstRss = Math.max(...runs.map((r) => r.crawlerPeakRssBytes));
+  const defaults = runs.filter((r) => Object.keys(r.settings).length === 0);
+  const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
+  const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,

@@ -13,6 +13,8 @@ export interface BenchOptions {
   decodeMs: number;
   /** Part 3: fleet sizes crawled end to end. */
   crawlFleets: number[];
+  /** Part 3: extra crawler settings for a second, tuned crawl of the largest fleet (KEY=VALUE,...); empty = none. */
+  crawlTuned: Record<string, string>;
   /** Parts 4 and 5: servers and days of history generated. */
   storageServers: number;
   storageDays: number;
@@ -50,6 +52,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       concurrency: { type: 'string' },
       'decode-ms': { type: 'string' },
       'crawl-fleets': { type: 'string' },
+      'crawl-tuned': { type: 'string' },
       'storage-servers': { type: 'string' },
       'storage-days': { type: 'string' },
       'raw-servers': { type: 'string' },
@@ -70,6 +73,13 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     queryConcurrency: int(values.concurrency, 'concurrency', 100),
     decodeMs: int(values['decode-ms'], 'decode-ms', small ? 500 : 2000),
     crawlFleets: values['crawl-fleets'] !== undefined ? ints(values['crawl-fleets'], 'crawl-fleets') : small ? [2000] : [10_000, 100_000],
+    crawlTuned: Object.fromEntries(
+      (values['crawl-tuned'] ?? '')
+        .split(',')
+        .map((kv) => kv.trim())
+        .filter((kv) => kv.includes('='))
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
     storageServers: int(values['storage-servers'], 'storage-servers', small ? 2000 : 100_000),
     storageDays: int(values['storage-days'], 'storage-days', small ? 8 : 30),
     rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { SimServerSpec } from '../../src/simulator/fleet-spec';
 import { processCost, reportResult, type ProcessCost } from '../lib/child';
+import { startSectionProfile } from '../lib/cpu-profile';
 import { score, type Answer, type Correctness } from './answer';
 import { makeContender, type ContenderId } from './contenders';
 
@@ -18,11 +19,13 @@ export interface ContenderResult extends ProcessCost {
   wallMs: number;
   serversPerSecond: number;
   correctness: Correctness;
+  /** Request datagrams sent per server, when the library counts them (gsindex's transport does). */
+  datagramsPerServer: number | null;
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { lib: { type: 'string' }, fleet: { type: 'string' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, limit: { type: 'string' } },
+    options: { lib: { type: 'string' }, fleet: { type: 'string' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, limit: { type: 'string' }, 'profile-out': { type: 'string' } },
   });
   const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
   const specs = values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
@@ -30,6 +33,7 @@ async function main(): Promise<void> {
   const contender = makeContender(values.lib as ContenderId, { timeoutMs: Number(values['timeout-ms'] ?? 1000) });
   const answers: Answer[] = new Array(specs.length);
 
+  const profiler = await startSectionProfile(values['profile-out']);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let next = 0;
@@ -47,6 +51,8 @@ async function main(): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
   const wallMs = performance.now() - started;
   const cost = processCost(cpuBefore);
+  await profiler.stop();
+  const datagrams = contender.datagramsSent();
   await contender.close();
 
   const result: ContenderResult = {
@@ -58,6 +64,7 @@ async function main(): Promise<void> {
     serversPerSecond: (specs.length * 1000) / wallMs,
     ...cost,
     correctness: score(specs, answers),
+    datagramsPerServer: datagrams === null ? null : datagrams / specs.length,
   };
   reportResult(result);
 }

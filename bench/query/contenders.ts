@@ -12,6 +12,8 @@ export interface Contender {
   /** Package and version as reported. */
   label: string;
   query(host: string, port: number): Promise<Answer>;
+  /** Datagrams sent so far, when the library counts them. */
+  datagramsSent(): number | null;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ function makeGsindex(options: ContenderOptions): Contender {
       if (errors.length > 0) answer.error = errors.join(', ');
       return answer;
     },
+    datagramsSent: () => transport.stats.sent,
     async close() {
       await transport.close();
     },
@@ -82,7 +85,7 @@ function makeGameDig(options: ContenderOptions): Contender {
           requestRules: true,
           requestRulesRequired: true,
           requestPlayersRequired: true,
-          socketTimeout: options.timeoutMs / 2,
+          socketTimeout: options.timeoutMs,
           attemptTimeout: options.timeoutMs * 3,
           maxRetries: 1,
         });
@@ -96,6 +99,7 @@ function makeGameDig(options: ContenderOptions): Contender {
         return { error: errorText(err) };
       }
     },
+    datagramsSent: () => null,
     async close() {
       // GameDig's global socket is unref'd.
     },
@@ -139,6 +143,7 @@ function makeFabricio(options: ContenderOptions): Contender {
       }
       return answer;
     },
+    datagramsSent: () => null,
     async close() {},
   };
 }
