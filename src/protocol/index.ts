@@ -36,6 +36,9 @@ export { legacyQuirksFor, QUERY_PORT_OFFSET, type LegacyProtocol, type LegacyGam
 export { decodeLegacyStatus } from './legacy/decode-status';
 export { quakeToStatus, gamespy1ToStatus, gamespy2ToStatus, gamespy3ToStatus, jc2mpToStatus, doom3ToStatus, halfLifeToStatus, aseToStatus } from './legacy/to-status';
 export type { LegacyDecodeOptions, TextEncoding, KeyValue } from './legacy/text';
+export { queryQuake2, queryQuake3, queryGamespy1, queryGamespy2, queryGamespy3, queryDoom3, queryHalfLife, queryAse, type LegacyQueryOptions, type LegacyQueryResult, type Quake3QueryOptions, type Gamespy3QueryOptions, type Gamespy3Reply, type HalfLifeQueryResult } from './legacy/client';
+export { PROTOCOL_REGISTRY, protocolAdapter, isQueryableProtocol, type ProtocolAdapter, type QueryableProtocolId, type RegistryQueryOptions } from './registry';
+export { listQuake3Master, encodeQuake3MasterRequest, decodeQuake3MasterResponse, encodeQuake3MasterResponse, type Quake3MasterListOptions, type Quake3MasterListResult } from './master/quake3-master';
 // List sources: Valve master (seed 001), Steam Web API, management servers (seed 002).
 export { MasterFilter, buildMasterFilter, formatMasterFilter, parseMasterFilter, assertMasterFilterLength, masterFilterBytes, type MasterFilterNode, type MasterFilterPair, type MasterFilterGroup, type MasterFilterCombinator } from './master/master-filter';
 export { MASTER_REGIONS, ALL_MASTER_REGION_CODES, FIRST_SEED, A2M_GET_SERVERS_BATCH2, M2A_SERVER_BATCH_HEADER, encodeMasterQuery, decodeMasterQuery, encodeMasterResponse, decodeMasterResponse, formatAddress, parseIpv4Address, isMasterRegionCode, masterRegionName, type MasterRegionName, type MasterQuery, type MasterBatch } from './master/valve-master-codec';

@@ -121,11 +121,17 @@ function single<T>(decode: (datagram: Buffer) => T | undefined): Collector<T> {
   };
 }
 
+export interface Quake3QueryOptions extends LegacyQueryOptions {
+  /** A byte after the OOB header: MOHAA in Quake 3 mode wants 02 (§4.1, LGSL, qstat). */
+  prefixByte?: number;
+}
+
 /** Quake 3 `getstatus` with a challenge the server echoes (stale answers are dropped). */
-export function queryQuake3(address: ServerAddress, options: LegacyQueryOptions = {}): Promise<LegacyQueryResult<QuakeResponse>> {
+export function queryQuake3(address: ServerAddress, options: Quake3QueryOptions = {}): Promise<LegacyQueryResult<QuakeResponse>> {
   const challenge = randomBytes(6).toString('hex');
+  const request = encodeQuake3StatusRequest(options.prefixByte === undefined ? { challenge } : { challenge, prefixByte: options.prefixByte });
   return withSession(address, options, (session, budget) =>
-    collect(session, encodeQuake3StatusRequest({ challenge }), budget, single((datagram) => {
+    collect(session, request, budget, single((datagram) => {
       const reply = decodeQuakeResponse(datagram);
       const echo = lookupKey(toRecord(reply.info), 'challenge');
       return echo === undefined || echo === '' || echo === challenge ? reply : undefined;
