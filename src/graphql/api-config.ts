@@ -12,6 +12,7 @@ export type ApiConfig = Pick<
   | 'apiCorsOrigins'
   | 'apiRateLimitMax'
   | 'apiRateLimitWindowMs'
+  | 'apiTrustProxyHops'
   | 'apiMaxPageSize'
   | 'apiMaxDepth'
   | 'apiMaxComplexity'

@@ -50,9 +50,12 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** The client identity for the rate limit: the peer address (a proxy in front should set its own limit). */
+/**
+ * The client identity for the rate limit: the peer address, or with API_TRUST_PROXY_HOPS the address
+ * that many trusted proxies forwarded (express's req.ip); never a header an untrusted peer can forge.
+ */
 function clientKeyOf(req: express.Request): string {
-  return req.socket.remoteAddress ?? 'unknown';
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
 async function isDatabaseReady(prisma: Db): Promise<boolean> {
@@ -68,6 +71,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', config.apiTrustProxyHops > 0 ? config.apiTrustProxyHops : false);
   const httpServer = http.createServer(app);
 
   const schema = await buildApiSchema();

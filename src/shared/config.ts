@@ -89,6 +89,8 @@ const envSchema = z.object({
   /** Read requests per client per window; 0 disables the limit. */
   API_RATE_LIMIT: int(0, 1_000_000).default(600),
   API_RATE_LIMIT_WINDOW_MS: int(1000, 24 * 3600 * 1000).default(60_000),
+  /** Proxies in front of the API to trust for X-Forwarded-For (the client of the rate limit): 0 = none. */
+  API_TRUST_PROXY_HOPS: int(0, 10).default(0),
   API_MAX_PAGE_SIZE: int(1, 10_000).default(100),
   API_MAX_DEPTH: int(2, 100).default(10),
   API_MAX_COMPLEXITY: int(100, 100_000_000).default(50_000),
@@ -136,6 +138,7 @@ export interface Config {
   apiCorsOrigins: readonly string[];
   apiRateLimitMax: number;
   apiRateLimitWindowMs: number;
+  apiTrustProxyHops: number;
   apiMaxPageSize: number;
   apiMaxDepth: number;
   apiMaxComplexity: number;
@@ -246,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiCorsOrigins: Object.freeze(e.API_CORS_ORIGINS.split(',').map((s) => s.trim()).filter((s) => s !== '')),
     apiRateLimitMax: e.API_RATE_LIMIT,
     apiRateLimitWindowMs: e.API_RATE_LIMIT_WINDOW_MS,
+    apiTrustProxyHops: e.API_TRUST_PROXY_HOPS,
     apiMaxPageSize: e.API_MAX_PAGE_SIZE,
     apiMaxDepth: e.API_MAX_DEPTH,
     apiMaxComplexity: e.API_MAX_COMPLEXITY,

@@ -84,6 +84,19 @@ describe('read rate limit', () => {
     });
   });
 
+  it('counts per client: the peer address, or the forwarded one behind trusted proxies only', async () => {
+    const from = (api: TestApi, ip: string) => api.gql('{ sources { name } }', {}, { 'x-forwarded-for': ip });
+    await withApi({ apiRateLimitMax: 1, apiTrustProxyHops: 1 }, async (api) => {
+      expect((await from(api, '198.51.100.1')).errors).toBeUndefined();
+      expect((await from(api, '198.51.100.2')).errors).toBeUndefined();
+      expect((await from(api, '198.51.100.1')).errors?.[0]?.extensions?.['code']).toBe('RATE_LIMITED');
+    });
+    await withApi({ apiRateLimitMax: 1 }, async (api) => {
+      expect((await from(api, '198.51.100.1')).errors).toBeUndefined();
+      expect((await from(api, '198.51.100.2')).errors?.[0]?.extensions?.['code']).toBe('RATE_LIMITED');
+    });
+  });
+
   it('with Redis: two API processes share one count', async () => {
     const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
     const prefix = `gsindex-test-rl-${process.pid}-${Date.now().toString(36)}`;

@@ -20,6 +20,7 @@ export function testApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
     apiCorsOrigins: ['*'],
     apiRateLimitMax: 0,
     apiRateLimitWindowMs: 60_000,
+    apiTrustProxyHops: 0,
     apiMaxPageSize: 100,
     apiMaxDepth: 10,
     apiMaxComplexity: 50_000,
