@@ -232,6 +232,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     const result = await closeCrawl(deps.db, crawl.id, {
       delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
       fakePortsPerIp: deps.settings.fakePortsPerIp,
+      trustedCidrs: deps.settings.addressAllowList.flatMap((e) => (e.kind === 'cidr' ? [e.text] : [])),
     });
     if (result.finished) deps.logger.info({ crawl: crawl.key, missed: result.missed, delisted: result.delisted }, 'crawl finished');
   }

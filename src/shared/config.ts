@@ -74,8 +74,8 @@ const envSchema = z.object({
   HISTORY_RAW_DAYS: int(1, 366).default(7),
   /** 0 keeps rollups forever. */
   HISTORY_ROLLUP_DAYS: int(0, 36_600).default(0),
-  /** More query ports than this on one IP marks its servers as suspected fakes; 0 disables. */
-  FAKE_PORTS_PER_IP: int(0, 65535).default(0),
+  /** More query ports than this on one IP marks its servers as suspected fakes (allow-listed ranges exempt); 0 disables. */
+  FAKE_PORTS_PER_IP: int(0, 65535).default(200),
   MASTER_SOURCES: z.string().default('[]'),
   ADDRESS_ALLOW_LIST: z.string().default(''),
   STEAM_WEB_API_KEY: z.string().optional(),

@@ -78,7 +78,15 @@ export interface FinishResult {
  * Closes the crawl once: servers of its source that it did not list miss one listing, and after
  * `delistAfterMissedCrawls` in a row become DELISTED. A partial crawl counts no absences.
  */
-export async function finishCrawl(db: Db, crawlId: number, options: { delistAfterMissedCrawls: number; fakePortsPerIp: number }): Promise<FinishResult> {
+export interface FinishOptions {
+  delistAfterMissedCrawls: number;
+  /** More query ports than this on one IP: suspected fake farm (0 = off). */
+  fakePortsPerIp: number;
+  /** CIDR ranges exempt from the fake-farm rule (the allow-list: simulators, known hosts). */
+  trustedCidrs?: readonly string[];
+}
+
+export async function finishCrawl(db: Db, crawlId: number, options: FinishOptions): Promise<FinishResult> {
   return db.$transaction(async (tx) => {
     const closed = await tx.$queryRaw<{ source_id: number; started_at: Date; partial: boolean }[]>`
       UPDATE crawl c SET finished_at = now(),
@@ -106,6 +114,7 @@ export async function finishCrawl(db: Db, crawlId: number, options: { delistAfte
         UPDATE game_server g SET suspected_fake = true, updated_at = now()
         WHERE NOT g.suspected_fake AND g.ip IN (
           SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
+            AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
           GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})`;
     }
     return { finished: true, delisted, missed };
