@@ -7,14 +7,18 @@
  */
 import { parseArgs } from 'node:util';
 import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, type CrawlQueues } from '../../crawler/queues';
-import { buildCrawlDeps } from '../../crawler/runtime';
+import { countOutcomes } from '../../crawler/counting-querier';
+import { buildCrawlDeps, createDefaultQuerier } from '../../crawler/runtime';
 import { startScheduler, upsertConfiguredSources } from '../../crawler/scheduler';
 import { startWorkers } from '../../crawler/workers';
+import type { CrawlEvent } from '../../crawler/crawl-jobs';
+import type { Express } from 'express';
 import { ManagementServer } from '../../management/management-server';
 import { migrate } from '../../migrate';
 import { loadConfig, SERVE_ROLES, type Config, type ServeRole } from '../../shared/config';
 import { createDb, type Db } from '../../shared/db';
 import { createLogger, type Logger } from '../../shared/logger';
+import { Metrics } from '../../shared/metrics';
 import { processIo, type CommandIo } from './io';
 
 const USAGE = `usage: gsindex serve [--role ${SERVE_ROLES.join('|')}]...
@@ -28,6 +32,37 @@ interface Stoppable {
 }
 
 type StartApi = (deps: Record<string, unknown>) => Promise<{ url?: string; close(): Promise<void> }>;
+
+/** Crawl metrics from the crawl's own events: addresses listed per source, wall time of finished crawls. */
+function crawlMetricsRecorder(db: Db, metrics: Metrics): (event: CrawlEvent) => void {
+  const lookup = (crawlId: number) =>
+    db.crawl.findUnique({ where: { id: crawlId }, select: { startedAt: true, finishedAt: true, source: { select: { name: true } } } });
+  return (event) => {
+    if (event.type === 'batch') return;
+    // A metric is never worth failing a crawl over: lookups that fail are skipped.
+    lookup(event.crawlId)
+      .then((crawl) => {
+        if (!crawl) return;
+        if (event.type === 'listed') metrics.serversListed.inc({ source: crawl.source.name }, event.found);
+        else if (crawl.finishedAt) metrics.crawlDuration.observe({ source: crawl.source.name }, (crawl.finishedAt.getTime() - crawl.startedAt.getTime()) / 1000);
+      })
+      .catch(() => undefined);
+  };
+}
+
+/** The operator's routes (/metrics, the queue dashboard): loaded with the API only. */
+function operatorRoutes(config: Config, metrics: Metrics, queues: CrawlQueues | null): (app: Express) => void {
+  const { createApiKeyChecker } = require('../../graphql/auth') as typeof import('../../graphql/auth');
+  const { mountOperatorRoutes } = require('../../graphql/dashboard') as typeof import('../../graphql/dashboard');
+  const checkApiKey = createApiKeyChecker(config.apiKeys);
+  if (queues) for (const queue of [queues.crawl, queues.query]) metrics.watchQueue(queue);
+  return (app) =>
+    mountOperatorRoutes(app, {
+      renderMetrics: () => metrics.render(),
+      queues: queues ? [queues.crawl, queues.query] : [],
+      isAuthorized: (authorization) => checkApiKey(authorization) === 'valid',
+    });
+}
 
 /** The API lives in src/graphql/server.ts (startApi); loaded lazily so other roles never pay for it. */
 function loadStartApi(): StartApi | null {
@@ -58,6 +93,7 @@ async function ensureLocalManagementSource(db: Db, config: Config): Promise<void
 export async function startServe(config: Config, roles: readonly ServeRole[], logger: Logger): Promise<{ stop(): Promise<void> }> {
   if (config.migrateOnStart) await migrate(config.databaseUrl, { log: (line) => logger.info(line) });
   const db = createDb(config.databaseUrl);
+  const metrics = new Metrics();
   const started: Stoppable[] = [];
   let queues: CrawlQueues | null = null;
   const needQueues = roles.some((r) => r === 'scheduler' || r === 'worker' || r === 'api');
@@ -75,7 +111,14 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
       started.push({ name: 'scheduler', stop: () => scheduler.stop() });
     }
     if (roles.includes('worker') && queues) {
-      const deps = buildCrawlDeps({ config, db, logger: logger.child({ role: 'worker' }), sink: createQueueSink(queues) });
+      const deps = buildCrawlDeps({
+        config,
+        db,
+        logger: logger.child({ role: 'worker' }),
+        sink: createQueueSink(queues),
+        querier: countOutcomes(createDefaultQuerier(config), metrics.queryOutcomes),
+        onEvent: crawlMetricsRecorder(db, metrics),
+      });
       const workers = startWorkers(
         deps,
         {
@@ -101,6 +144,8 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
         const redis = createRedis(config.redisUrl);
         const q = queues;
         const api = await startApi({
+          apiLatency: metrics.apiLatency,
+          mountRoutes: operatorRoutes(config, metrics, q),
           prisma: db,
           redis,
           config,

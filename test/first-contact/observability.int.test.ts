@@ -1,0 +1,64 @@
+import { startServe } from '../../src/cli/commands/serve';
+import { freePort } from '../../src/demo/demo';
+import { loadConfig } from '../../src/shared/config';
+import { silentLogger } from '../../src/shared/logger';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+
+describe('operator routes of gsindex serve', () => {
+  let database: TestDatabase;
+  let service: { stop(): Promise<void> };
+  let base: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('gsindex_observability');
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.REDIS_URL,
+      GSINDEX_QUEUE_PREFIX: `observability-${process.pid}`,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(port),
+      GSINDEX_API_KEYS: 'operator-key',
+      MIGRATE_ON_START: '0',
+      LOG_LEVEL: 'silent',
+    });
+    service = await startServe(config, ['api'], silentLogger);
+  }, 30_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it('answers health and readiness', async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it('serves Prometheus metrics: queue depths and API latency', async () => {
+    await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ sources { id } }' }) });
+    const response = await fetch(`${base}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await response.text();
+    expect(text).toMatch(/^gsindex_queue_jobs\{queue="crawl",state="waiting"\} \d+$/m);
+    expect(text).toMatch(/^gsindex_api_request_duration_seconds_count\{.*\} [1-9]\d*$/m);
+    expect(text).toContain('# TYPE gsindex_query_outcomes_total counter');
+  });
+
+  it('keeps the queue dashboard behind the API key', async () => {
+    expect((await fetch(`${base}/admin/queues`)).status).toBe(401);
+    expect((await fetch(`${base}/admin/queues`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const ok = await fetch(`${base}/admin/queues`, { headers: { authorization: 'Bearer operator-key' } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toMatch(/<html/i);
+    // A browser answers the Basic prompt with the key as password; its asset requests carry it too.
+    const basic = `Basic ${Buffer.from('admin:operator-key').toString('base64')}`;
+    expect((await fetch(`${base}/admin/queues`, { headers: { authorization: basic } })).status).toBe(200);
+    const wrongBasic = `Basic ${Buffer.from('admin:nope').toString('base64')}`;
+    const refused = await fetch(`${base}/admin/queues`, { headers: { authorization: wrongBasic } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+});
