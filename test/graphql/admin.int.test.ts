@@ -191,6 +191,25 @@ describe('mutations with a valid key', () => {
   });
 });
 
+describe('no N+1 on sources', () => {
+  it('sources with their crawls, runs and back-links is a fixed number of statements', async () => {
+    const db = counting.db;
+    for (let k = 0; k < 4; k++) {
+      const src = await db.masterSource.create({ data: { name: `n1-${k}`, kind: 'ADDRESS_LIST', host: '127.0.0.1' } });
+      for (let c = 0; c < 3; c++) {
+        const crawl = await db.crawl.create({ data: { key: `n1-${k}-${c}`, sourceId: src.id, startedAt: new Date(Date.now() - c * 60_000) } });
+        await db.crawlRun.create({ data: { crawlId: crawl.id, region: -1 } });
+      }
+    }
+    counting.reset();
+    const res = await api.gql<{ sources: Array<{ crawls: Array<{ runs: unknown[] }> }> }>('{ sources { name crawls(first: 2) { id runs { region } source { name } } } }');
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.sources.filter((s) => s.crawls.length === 2)).toHaveLength(4);
+    // sources, latest crawl ids per source, those crawls, their runs, their sources
+    expect(counting.statements().length).toBeLessThanOrEqual(5);
+  });
+});
+
 describe('without a queue', () => {
   it('requeryServer and triggerCrawl answer false', async () => {
     const plain = await startTestApi({ db: counting.db });
