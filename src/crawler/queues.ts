@@ -30,7 +30,8 @@ export interface StartCrawlData {
 }
 
 export const RETENTION_SCHEDULER_ID = 'retention';
-export const schedulerIdOf = (sourceName: string): string => `sweep-${sourceName}`;
+/** `sweep-<source slug>`: names added through the API may hold characters job ids must not (':'). */
+export const schedulerIdOf = (sourceName: string): string => `sweep-${sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64)}`;
 
 export interface QueueSettings {
   redisUrl: string;

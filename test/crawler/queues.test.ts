@@ -1,0 +1,11 @@
+import { crawlKeyOf } from '../../src/crawler/crawl-jobs';
+import { schedulerIdOf } from '../../src/crawler/queues';
+
+describe('job and scheduler ids', () => {
+  it('never carry a colon, whatever the source is called', () => {
+    expect(schedulerIdOf('sim-master')).toBe('sweep-sim-master');
+    expect(schedulerIdOf('My Master [::1]:27011')).toBe('sweep-my-master-1-27011');
+    expect(crawlKeyOf('My Master [::1]:27011', 42)).toBe('my-master-1-27011-42');
+    expect(crawlKeyOf('x:y', 1)).not.toContain(':');
+  });
+});
