@@ -66,6 +66,16 @@ const CLIENT_CODES = new Set<string>([
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
 
+/**
+ * graphql-js reports a variable of the wrong type ('Variable "$first" got invalid value "ten"') as
+ * BAD_USER_INPUT without naming it in the extensions; name it as `$first`, like our own errors do.
+ */
+function withVariableName(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (formatted.extensions?.['code'] !== 'BAD_USER_INPUT' || formatted.extensions['argumentName'] !== undefined) return formatted;
+  const name = /^Variable "\$(\w+)"/.exec(formatted.message)?.[1];
+  return name ? { ...formatted, extensions: { ...formatted.extensions, argumentName: `$${name}` } } : formatted;
+}
+
 /** Apollo has already given every error a code (INTERNAL_SERVER_ERROR for anything thrown uncoded). */
 export function isClientErrorCode(code: unknown): boolean {
   return typeof code === 'string' && CLIENT_CODES.has(code);
@@ -76,7 +86,7 @@ export const maskedErrorRequestIds = new WeakMap<object, string>();
 
 /** Apollo `formatError`: client errors pass unchanged; the rest become INTERNAL_SERVER_ERROR with a request id. */
 export function formatApiError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  if (isClientErrorCode(formatted.extensions?.['code'])) return formatted;
+  if (isClientErrorCode(formatted.extensions?.['code'])) return withVariableName(formatted);
   const original = unwrapResolverError(error);
   const requestId = typeof original === 'object' && original !== null ? maskedErrorRequestIds.get(original) : undefined;
   return {

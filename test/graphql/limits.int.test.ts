@@ -158,7 +158,7 @@ describe('internal errors', () => {
       const unknownField = await api.gql('{ servers { nodes { nope } } }');
       expect(unknownField.errors?.[0]?.extensions?.['code']).toBe('GRAPHQL_VALIDATION_FAILED');
       const badVariable = await api.gql('query($n: Int) { servers(first: $n) { nodes { id } } }', { n: 'ten' });
-      expect(badVariable.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+      expect(badVariable.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: '$n' });
       const syntax = await api.gql('{ servers { ');
       expect(syntax.errors?.[0]?.extensions?.['code']).toBe('GRAPHQL_PARSE_FAILED');
     });
