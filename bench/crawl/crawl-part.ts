@@ -36,6 +36,8 @@ interface CrawlRun {
   failed: number;
   written: number;
   expectedAnswering: number;
+  /** Servers of the fleet that hold a query up: silent (a timeout), slow (delayed replies), lossy (re-sends). */
+  fleetOdd: { silent: number; slow: number; lossy: number };
   statesMatching: number;
   rows: Record<string, number>;
   bytesWritten: number;
@@ -165,6 +167,8 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       const b = behaviourOf(s);
       return !b.silent && !b.malformed;
     });
+    const behaviours = sim.specs.map((s) => behaviourOf(s));
+    const fleetOdd = { silent: behaviours.filter((b) => b.silent).length, slow: behaviours.filter((b) => b.delayMs > 0).length, lossy: behaviours.filter((b) => b.lossRate > 0).length };
     const expected = JSON.stringify(answering.map((s) => ({ address: s.host, port: s.queryPort, name: s.state.name, map: s.state.map, players: Math.min(s.state.players, 255) })));
     const statesMatching = await count1(
       `SELECT count(*)::text AS n FROM game_server g JOIN jsonb_to_recordset('${expected.replace(/'/g, "''")}'::jsonb) AS x(address text, port int, name text, map text, players int)
@@ -188,6 +192,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       failed: row?.failed ?? 0,
       written: row?.written ?? 0,
       expectedAnswering: answering.length,
+      fleetOdd,
       statesMatching,
       rows,
       bytesWritten: sizeAfter - sizeBefore,
@@ -210,6 +215,26 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     await deletePrefix(redisUrl, prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
   }
+}
+
+const WORKER_CONCURRENCY = 4;
+const BATCH_SIZE = 250;
+
+/** What limits the crawl, from its own numbers (and the crawler's profile when there is one). */
+function limitsOf(r: CrawlRun, profile: ProfileSummary | undefined): string {
+  const batches = r.rows.crawl_batch ?? 0;
+  const batchMs = batches > 0 ? (r.wallMs * Math.min(WORKER_CONCURRENCY, batches)) / batches : NaN;
+  const perBatch = (n: number): string => num((n * BATCH_SIZE) / Math.max(1, r.servers), 1);
+  const idle = (profile?.byOrigin.find((o) => o.origin.startsWith('idle'))?.share ?? NaN) * 100;
+  return (
+    `What limits it: the crawler was busy for ${num((r.crawlerCpuMs / r.wallMs) * 100, 0)} % of the wall time (${seconds(r.crawlerCpuMs, 1)} CPU in ${seconds(r.wallMs, 1)})` +
+    (Number.isFinite(idle) ? `, and its profile is ${num(idle, 0)} % idle` : '') +
+    `: it waits, it does not compute. Queries run in batches of ${BATCH_SIZE} servers, ${WORKER_CONCURRENCY} batch jobs at a time (WORKER_CONCURRENCY), and a batch is written when its slowest server is done. ` +
+    `${num(batches)} batches in ${seconds(r.wallMs, 1)} with ${WORKER_CONCURRENCY} at a time is ${seconds(batchMs, 1)} per batch; an average batch holds ${perBatch(r.fleetOdd.silent)} silent servers (each costs the full 1,500 ms INFO timeout), ` +
+    `${perBatch(r.fleetOdd.slow)} slow ones (200-800 ms per reply, up to six sequential replies with challenges, each part capped at 1,500 ms) and ${perBatch(r.fleetOdd.lossy)} lossy ones (re-sends after half the timeout), so nearly every batch lasts as long as its slowest server's ~${seconds(3 * 1500, 1)} worst case. ` +
+    `${WORKER_CONCURRENCY} x ${BATCH_SIZE} servers per ${seconds(batchMs, 1)} caps the crawl at about ${num((WORKER_CONCURRENCY * BATCH_SIZE) / (batchMs / 1000))} servers/s whatever the CPU: 100,000 servers in 60 s needs about 1,700 servers/s, i.e. several times more servers in flight than ${WORKER_CONCURRENCY} x ${BATCH_SIZE}: batches that do not wait for their slowest server (or give slow ones a shorter deadline), or more batch jobs at once (WORKER_CONCURRENCY; see the tuned row when there is one). ` +
+    'The machine was saturated by other work during these runs (see "machine" CPU), which also turns slow answers into timeouts.'
+  );
 }
 
 export async function runCrawlPart(options: BenchOptions, outDir: string, log: (line: string) => void): Promise<PartResult> {
@@ -255,8 +280,9 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
       target: big?.servers === 100_000 ? '< 60 s' : '< 60 s for 100,000 (not run at that size)',
       measured: big ? (big.finished ? seconds(big.wallMs, 1) : `not finished in ${seconds(big.wallMs, 0)}`) : 'n/a',
       met: big && big.servers === 100_000 ? big.finished && big.wallMs < TARGET_100K_MS : null,
+      gap: big ? (big.finished ? `${num(big.wallMs / TARGET_100K_MS, 1)}x the target time` : 'did not finish') : 'n/a',
     },
-    { what: 'crawler peak RSS', target: '< 400 MB', measured: mib(worstRss), met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null },
+    { what: 'crawler peak RSS', target: '< 400 MB', measured: mib(worstRss), met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null, gap: `${mib(worstRss - TARGET_RSS_BYTES)} over` },
   ];
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.0.88.x address), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
@@ -267,6 +293,8 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     table(['servers', 'wall', 'in database', 'servers/s', 'outcome', 'CPU', 'crawler peak RSS', 'rows written', 'bytes written'], rows),
     '',
     ...verdicts.map((v) => `Target: ${v.what} ${v.target}: **${v.measured}**, ${v.met === null ? 'not measured' : v.met ? 'met' : 'missed'}.`),
+    '',
+    ...(big ? [limitsOf(big, profiled?.profile)] : []),
     '',
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
     ...(profiled?.profile ? ['', profileMarkdown(profiled.profile, `the crawler during a separate ${num(profiled.servers)}-server crawl (node --cpu-prof on gsindex serve; ${seconds(profiled.wallMs, 1)} with the profiler on)`)] : []),

@@ -21,6 +21,8 @@ export interface Verdict {
   target: string;
   measured: string;
   met: boolean | null;
+  /** For a missed target: by how much (e.g. "needs 1.3x more"). */
+  gap?: string;
 }
 
 /** A markdown table; cells are written as given. */
@@ -51,5 +53,5 @@ export function ratio(a: number, b: number): string {
 
 export function verdictText(v: Verdict): string {
   if (v.met === null) return 'not measured';
-  return v.met ? 'met' : '**missed**';
+  return v.met ? 'met' : `**missed**${v.gap ? ` (${v.gap})` : ''}`;
 }
