@@ -87,6 +87,32 @@ describe('the API over a crawled fleet', () => {
     }
   });
 
+  it('pages forward and back through the same ordering', async () => {
+    const q = `query($o: ServerOrderInput, $f: Int, $a: String, $l: Int, $b: String) {
+      servers(orderBy: $o, first: $f, after: $a, last: $l, before: $b) { nodes { id } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+    type P = { servers: { nodes: { id: number }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string } } };
+    for (const o of [{ field: 'NAME' }, { field: 'MAP', direction: 'DESC' }, { field: 'PING' }]) {
+      const forward: number[] = [];
+      let a: string | null = null;
+      for (;;) {
+        const p: P = (await api.gql<P>(q, { o, f: 40, a })).data as P;
+        forward.push(...p.servers.nodes.map((n) => n.id));
+        if (!p.servers.pageInfo.hasNextPage) break;
+        a = p.servers.pageInfo.endCursor;
+      }
+      const backward: number[] = [];
+      let b: string | null = null;
+      for (;;) {
+        const p: P = (await api.gql<P>(q, { o, l: 40, b })).data as P;
+        backward.unshift(...p.servers.nodes.map((n) => n.id));
+        if (!p.servers.pageInfo.hasPreviousPage) break;
+        b = p.servers.pageInfo.startCursor;
+      }
+      expect(forward).toHaveLength(COUNT);
+      expect(backward).toEqual(forward);
+    }
+  });
+
   it('filters by map and by game as the fleet says', async () => {
     const map = specs[0]?.state.map as string;
     const byMap = await all({ map });
@@ -105,6 +131,14 @@ describe('the API over a crawled fleet', () => {
     const points = res.data?.serverByAddress.history.points ?? [];
     expect(points).toHaveLength(2);
     for (const p of points) expect(p).toMatchObject({ samples: 1, playersAvg: spec.state.players, map: spec.state.map });
+
+    const hourly = await api.gql<{ serverByAddress: { history: { points: Array<{ samples: number; playersAvg: number }> } } }>(
+      'query($a: String!, $p: Int!, $from: DateTimeISO!) { serverByAddress(address: $a, port: $p) { history(from: $from, resolution: HOUR) { points { samples playersAvg } } } }',
+      { a: spec.host, p: spec.queryPort, from: new Date(Date.now() - 3 * 3600_000).toISOString() },
+    );
+    const hours = hourly.data?.serverByAddress.history.points ?? [];
+    expect(hours.reduce((n, p) => n + p.samples, 0)).toBe(2);
+    for (const p of hours) expect(p.playersAvg).toBe(spec.state.players);
 
     const pop = await api.gql<{ population: { points: Array<{ serversSeen: number; playersPeak: number }> } }>(
       'query($from: DateTimeISO!) { population(from: $from, resolution: HOUR) { points { serversSeen playersPeak } } }',
