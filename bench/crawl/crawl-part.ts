@@ -20,7 +20,7 @@ import { behaviourOf } from '../../src/simulator/make-fleet';
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
-const CRAWL_DEADLINE_MS = 15 * 60_000;
+const CRAWL_DEADLINE_MS = 12 * 60_000;
 
 interface CrawlRun {
   servers: number;

@@ -136,6 +136,9 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
     '',
     table(['contender', 'servers/s', 'correct', 'CPU'], allRounds),
     '',
+    'Fewer round trips is where a large factor is: a server hands one client one challenge number and (in the simulator, and on most Source servers) accepts it for INFO, PLAYER and RULES alike. A client that reuses the challenge it already holds skips the `FF FF FF FF` round of PLAYER and RULES: about 3 requests per server instead of ' +
+      `${ours?.datagramsPerServer === null || ours === undefined ? '~5' : num(ours.datagramsPerServer ?? 0, 1)}, at the cost of one extra round trip when a server rejects it. That is a change to src/protocol/valve/client.ts, not measured here.`,
+    '',
     '@fabricio-191/valve-server-query was chosen as the second peer: of the npm A2S libraries (it, steam-server-query, source-server-query) it is the only one that handles the INFO challenge, both split layouts and bzip2. Its documented use connects first (`Server(...)`, which asks INFO to learn the challenge mode) and then asks INFO, PLAYER and RULES, one socket per server: that is what it costs, so it is measured that way.',
     ...[...profiles].map(([lib, summary]) => `\n${profileMarkdown(summary, `the ${lib} contender (a separate profiled run of the same fleet, the measured section only)`)}`),
   ].join('\n');
