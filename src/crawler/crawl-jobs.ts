@@ -176,7 +176,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     batchKeys = written.batchKeys;
     if (!written.alreadyDone) {
       deps.onEvent?.({ type: 'listed', crawlId: crawl.id, region: run.region, found: written.found, partial, error });
-      if (error) deps.logger.warn({ crawl: crawl.key, region: run.region, error }, 'listing stopped short');
+      // The crawl's one summary line (finishCrawl) says what went wrong; per region only at debug.
+      if (error) deps.logger.debug({ crawl: crawl.key, region: run.region, error }, 'listing stopped short');
     }
   }
   await deps.sink.queryBatches(batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })));
@@ -224,6 +225,32 @@ async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
   if (await isCrawlComplete(deps.db, crawl.id)) await deps.sink.finishCrawl({ crawlId: crawl.id, crawlKey: crawl.key });
 }
 
+/**
+ * One line per source and crawl: its totals, and when listings stopped short, why (each distinct
+ * error once) at warn level, so an offline machine logs one clear line per crawl, not one per region.
+ */
+async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { missed: number; delisted: number }): Promise<void> {
+  const [totals, runs] = await Promise.all([
+    deps.db.crawl.findUnique({ where: { id: crawl.id }, select: { listed: true, queried: true, answered: true, failed: true, source: { select: { name: true } } } }),
+    deps.db.crawlRun.findMany({ where: { crawlId: crawl.id }, select: { partial: true, error: true } }),
+  ]);
+  const errors = [...new Set(runs.flatMap((r) => (r.error ? [r.error] : [])))];
+  const line = {
+    crawl: crawl.key,
+    source: totals?.source.name,
+    listed: totals?.listed,
+    queried: totals?.queried,
+    answered: totals?.answered,
+    failed: totals?.failed,
+    missed: result.missed,
+    delisted: result.delisted,
+    partialRuns: runs.filter((r) => r.partial).length,
+    runs: runs.length,
+  };
+  if (errors.length === 0) deps.logger.info(line, 'crawl finished');
+  else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join('; ')}`);
+}
+
 export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl) return;
@@ -234,7 +261,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
       fakePortsPerIp: deps.settings.fakePortsPerIp,
       trustedCidrs: deps.settings.addressAllowList.flatMap((e) => (e.kind === 'cidr' ? [e.text] : [])),
     });
-    if (result.finished) deps.logger.info({ crawl: crawl.key, missed: result.missed, delisted: result.delisted }, 'crawl finished');
+    if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await rollupRange(deps.db, crawl.startedAt, new Date(Math.max(Date.now(), crawl.startedAt.getTime())));

@@ -64,6 +64,17 @@ function operatorRoutes(config: Config, metrics: Metrics, queues: CrawlQueues | 
     });
 }
 
+/**
+ * With no MASTER_SOURCES at all, `gsindex serve` indexes what a user expects: Valve's master server,
+ * and the Steam Web API when a key is set (the source that works today; SPEC.md). Only the command
+ * line gets this default: tests and the demo always say which sources they crawl.
+ */
+export function defaultMasterSources(env: Record<string, string | undefined>): string {
+  const sources: object[] = [{ name: 'valve-master', kind: 'VALVE_UDP', host: 'hl2master.steampowered.com', port: 27011 }];
+  if (env.STEAM_WEB_API_KEY) sources.push({ name: 'steam-web-api', kind: 'STEAM_WEB_API', host: 'api.steampowered.com' });
+  return JSON.stringify(sources);
+}
+
 /** The API lives in src/graphql/server.ts (startApi); loaded lazily so other roles never pay for it. */
 function loadStartApi(): StartApi | null {
   try {
@@ -201,7 +212,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     io.out(USAGE + '\n');
     return 0;
   }
-  const config = loadConfig();
+  const config = loadConfig({ MASTER_SOURCES: defaultMasterSources(process.env), ...process.env });
   let roles: ServeRole[] = [...config.roles];
   if (values.role) {
     roles = [];
