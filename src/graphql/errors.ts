@@ -17,25 +17,25 @@ export type ApiErrorCode =
 /** A bad argument: `argumentName` is the argument's path as the client wrote it (`filter.cidr`, `after`). */
 export class BadUserInputError extends GraphQLError {
   constructor(argumentName: string, message: string) {
-    super(`${argumentName}: ${message}`, { extensions: { code: 'BAD_USER_INPUT', argumentName } });
+    super(`${argumentName}: ${message}`, { extensions: { code: 'BAD_USER_INPUT' satisfies ApiErrorCode, argumentName } });
   }
 }
 
 export class UnauthenticatedError extends GraphQLError {
   constructor(message = 'a valid API key is required (Authorization: Bearer <key>)') {
-    super(message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+    super(message, { extensions: { code: 'UNAUTHENTICATED' satisfies ApiErrorCode, http: { status: 401 } } });
   }
 }
 
 export class NotFoundError extends GraphQLError {
   constructor(what: string) {
-    super(`${what} not found`, { extensions: { code: 'NOT_FOUND' } });
+    super(`${what} not found`, { extensions: { code: 'NOT_FOUND' satisfies ApiErrorCode } });
   }
 }
 
 export class QueryTooComplexError extends GraphQLError {
   constructor(message: string, limits: { depth?: number; maxDepth?: number; complexity?: number; maxComplexity?: number }) {
-    super(message, { extensions: { code: 'QUERY_TOO_COMPLEX', ...limits, http: { status: 400 } } });
+    super(message, { extensions: { code: 'QUERY_TOO_COMPLEX' satisfies ApiErrorCode, ...limits, http: { status: 400 } } });
   }
 }
 
@@ -43,7 +43,7 @@ export class RateLimitedError extends GraphQLError {
   constructor(retryAfterSeconds: number) {
     super(`rate limit exceeded: retry in ${retryAfterSeconds} s`, {
       extensions: {
-        code: 'RATE_LIMITED',
+        code: 'RATE_LIMITED' satisfies ApiErrorCode,
         retryAfterSeconds,
         http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
       },
@@ -93,6 +93,6 @@ export function formatApiError(formatted: GraphQLFormattedError, error: unknown)
     message: requestId ? `internal server error (request id ${requestId})` : 'internal server error',
     ...(formatted.locations ? { locations: formatted.locations } : {}),
     ...(formatted.path ? { path: formatted.path } : {}),
-    extensions: { code: 'INTERNAL_SERVER_ERROR', ...(requestId ? { requestId } : {}) },
+    extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ApiErrorCode, ...(requestId ? { requestId } : {}) },
   };
 }
