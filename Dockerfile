@@ -17,5 +17,5 @@ COPY --from=build /app/bin ./bin
 COPY --from=build /app/prisma ./prisma
 EXPOSE 4000
 USER node
-# Apply committed migrations, then run the API, the scheduler, the workers and the management server.
-CMD ["sh", "-c", "node dist/migrate.js && node bin/gsindex.js serve"]
+# gsindex serve applies the committed migrations (MIGRATE_ON_START), then runs the API, the scheduler, the workers and the management server.
+CMD ["node", "bin/gsindex.js", "serve"]
