@@ -194,43 +194,65 @@ export interface Gamespy3QueryOptions extends LegacyQueryOptions {
  * ignores the split flag answers in the GameSpy v2 layout, which is accepted too.
  */
 export function queryGamespy3(address: ServerAddress, options: Gamespy3QueryOptions = {}): Promise<LegacyQueryResult<Gamespy3Reply>> {
-  const requestId = newRequestId();
   return withSession(address, options, async (session, budget) => {
-    let challenge: LegacyQueryResult<number | null>;
-    try {
-      challenge = await collect(session, encodeGamespy3ChallengeRequest(requestId), budget, single((datagram) => {
-        if (datagram[0] !== GAMESPY3_CHALLENGE || !datagram.subarray(1, 5).equals(requestId)) return undefined;
-        return decodeGamespy3ChallengeResponse(datagram).challenge;
-      }), 0.5);
-    } catch (err) {
-      // Servers of the pre-challenge SDK never answer type 09: ask without a challenge (BF2 style).
-      if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || budget.signal.aborted) throw err;
-      challenge = { reply: null, pingMs: null, partial: false };
+    // Each attempt starts again from the challenge, under a fresh request id (challenges expire, §3.1).
+    const attempts = budget.retries + 1;
+    const step: Budget = { ...budget, retries: 0 };
+    const share = 1 / (2 * attempts);
+    let best: LegacyQueryResult<Gamespy3Reply> | null = null;
+    for (let attempt = 1; ; attempt += 1) {
+      const requestId = newRequestId();
+      let challenge: LegacyQueryResult<number | null>;
+      try {
+        challenge = await collect(session, encodeGamespy3ChallengeRequest(requestId), step, single((datagram) => {
+          if (datagram[0] !== GAMESPY3_CHALLENGE || !datagram.subarray(1, 5).equals(requestId)) return undefined;
+          return decodeGamespy3ChallengeResponse(datagram).challenge;
+        }), share);
+      } catch (err) {
+        // Servers of the pre-challenge SDK never answer type 09: ask without a challenge (BF2 style).
+        if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || budget.signal.aborted) throw err;
+        challenge = { reply: null, pingMs: null, partial: false };
+      }
+      const query = encodeGamespy3QueryRequest(requestId, challenge.reply, options.jc2mp === true ? 0x02 : 0x01);
+      try {
+        const result = await collect(session, query, step, gamespy3Collector(requestId, options.jc2mp === true), share);
+        if (!result.partial) return { ...result, pingMs: challenge.pingMs };
+        if (best === null) best = { ...result, pingMs: challenge.pingMs };
+      } catch (err) {
+        if (!(err instanceof ProtocolError && err.code === 'TIMEOUT')) throw err;
+        if (attempt >= attempts || budget.signal.aborted) {
+          if (best !== null) return best;
+          throw err;
+        }
+        continue;
+      }
+      if (attempt >= attempts || budget.signal.aborted) return best;
     }
-    const assembler = new Gamespy3Assembler({ requestId });
-    let got = false;
-    let singleReply: Gamespy3Reply | null = null;
-    const collector: Collector<Gamespy3Reply> = {
-      accept: (datagram) => datagram[0] === 0 && datagram.subarray(1, 5).equals(requestId),
-      push: (datagram) => {
-        if (options.jc2mp === true) {
-          singleReply = { kind: 'jc2mp', response: decodeJc2mpResponse(datagram) };
-          return true;
-        }
-        if (!isSplitDatagram(datagram)) {
-          singleReply = { kind: 'single', response: decodeGamespy2Response(datagram, ALL_SECTIONS, { requestId }) };
-          return true;
-        }
-        got = true;
-        return assembler.push(datagram);
-      },
-      hasData: () => got,
-      result: () => singleReply ?? { kind: 'split', response: assembler.result() },
-    };
-    const query = encodeGamespy3QueryRequest(requestId, challenge.reply, options.jc2mp === true ? 0x02 : 0x01);
-    const result = await collect(session, query, budget, collector, 0.5);
-    return { ...result, pingMs: challenge.pingMs };
   });
+}
+
+/** Collects one GameSpy v3 reply: split datagrams, a GameSpy v2 single datagram, or JC2MP's variant. */
+function gamespy3Collector(requestId: Buffer, jc2mp: boolean): Collector<Gamespy3Reply> {
+  const assembler = new Gamespy3Assembler({ requestId });
+  let got = false;
+  let singleReply: Gamespy3Reply | null = null;
+  return {
+    accept: (datagram) => datagram[0] === 0 && datagram.subarray(1, 5).equals(requestId),
+    push: (datagram) => {
+      if (jc2mp) {
+        singleReply = { kind: 'jc2mp', response: decodeJc2mpResponse(datagram) };
+        return true;
+      }
+      if (!isSplitDatagram(datagram)) {
+        singleReply = { kind: 'single', response: decodeGamespy2Response(datagram, ALL_SECTIONS, { requestId }) };
+        return true;
+      }
+      got = true;
+      return assembler.push(datagram);
+    },
+    hasData: () => got,
+    result: () => singleReply ?? { kind: 'split', response: assembler.result() },
+  };
 }
 
 /** Doom 3 family `getInfo` with a random 4-byte challenge the server echoes. */

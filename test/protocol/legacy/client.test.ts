@@ -7,6 +7,7 @@ import dgram from 'node:dgram';
 import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
 import { queryGamespy1 } from '../../../src/protocol/legacy/client';
 import { encodeGamespy1Response } from '../../../src/protocol/legacy/gamespy1';
+import { encodeGamespy3ChallengeResponse, encodeGamespy3Response } from '../../../src/protocol/legacy/gamespy3';
 import { PROTOCOL_REGISTRY, protocolAdapter } from '../../../src/protocol/registry';
 import type { QueryableProtocolId } from '../../../src/protocol/registry';
 import type { ProtocolId } from '../../../src/protocol/status';
@@ -109,6 +110,47 @@ describe('legacy queries over loopback', () => {
       const status = await protocolAdapter('gamespy1').queryStatus({ host: '127.0.0.1', port }, { ...FAST, transport });
       expect(status.playerList).toHaveLength(12);
       expect(status.partial).toBeUndefined();
+    });
+
+    const gs3Reply = (requestId: Buffer) => encodeGamespy3Response({
+      requestId,
+      server: [{ key: 'hostname', value: 'Split' }, { key: 'numplayers', value: '30' }],
+      players: { fields: ['player_'], rows: Array.from({ length: 30 }, (_, i) => ({ player_: `player number ${i}` })) },
+      teams: { fields: [], rows: [] },
+    }, { maxDatagramBytes: 200 });
+
+    it('GameSpy v3 starts again from the challenge when a query goes unanswered', async () => {
+      const challenges: number[] = [];
+      let queries = 0;
+      onRequest = (req, reply) => {
+        const requestId = req.subarray(3, 7);
+        if (req[2] === 0x09) {
+          const challenge = 1000 + challenges.length;
+          challenges.push(challenge);
+          reply(encodeGamespy3ChallengeResponse(requestId, challenge));
+          return;
+        }
+        queries += 1;
+        if (queries === 1) return; // the first full query is lost
+        expect(req.readInt32BE(7)).toBe(challenges[challenges.length - 1]);
+        for (const d of gs3Reply(requestId)) reply(d);
+      };
+      const status = await protocolAdapter('gamespy3').queryStatus({ host: '127.0.0.1', port }, { timeoutMs: 800, retries: 1, transport });
+      expect(challenges).toHaveLength(2);
+      expect(status).toMatchObject({ name: 'Split', players: 30 });
+      expect(status.playerList).toHaveLength(30);
+      expect(status.partial).toBeUndefined();
+    });
+
+    it('GameSpy v3 with a datagram lost returns what arrived, marked partial', async () => {
+      onRequest = (req, reply) => {
+        const requestId = req.subarray(3, 7);
+        if (req[2] === 0x09) reply(encodeGamespy3ChallengeResponse(requestId, null));
+        else for (const d of gs3Reply(requestId).slice(0, -1)) reply(d);
+      };
+      const status = await protocolAdapter('gamespy3').queryStatus({ host: '127.0.0.1', port }, { timeoutMs: 300, retries: 1, transport });
+      expect(status).toMatchObject({ name: 'Split', partial: true });
+      expect(status.playerList.length).toBeLessThan(30);
     });
 
     it('Doom 3 ignores an answer that does not echo our challenge', async () => {
