@@ -15,7 +15,17 @@ import type { LegacyCapture } from './capture-files';
 
 const REPLAYED: Record<string, LegacyProtocol> = {
   quake3: 'quake3', quake2: 'quake2', gamespy1: 'gamespy1', gamespy3: 'gamespy3', doom3: 'doom3', 'doom3-quake4': 'doom3', 'doom3-etqw': 'doom3', ase: 'ase',
+  'halflife-won': 'halflife', 'goldsrc-a2s': 'halflife',
 };
+
+/** Half-Life: the capture's reply to each command (`details` → m/I, `players` → D, `rules` → E, split or not). */
+function halfLifeAnswer(packets: Buffer[], request: Buffer): Buffer[] {
+  const command = request.subarray(4).toString('latin1').replace(/\0+$/, '');
+  const type = (p: Buffer): string => (p[0] === 0xfe ? 'split' : String.fromCharCode(p[4] ?? 0));
+  const wanted: Record<string, string[]> = { details: ['m', 'I', 'C'], players: ['D'], rules: ['E', 'split'] };
+  const matching = packets.filter((p) => (wanted[command] ?? []).includes(type(p)));
+  return command === 'rules' ? matching : matching.slice(0, 1);
+}
 
 /** What the server would have sent to this request: the capture with the request's id or challenge echoed. */
 function answer(capture: LegacyCapture, request: Buffer): Buffer[] {
@@ -33,6 +43,8 @@ function answer(capture: LegacyCapture, request: Buffer): Buffer[] {
         return Buffer.concat([p.subarray(0, at), challenge, p.subarray(at + 4)]);
       });
     }
+    case 'halflife':
+      return halfLifeAnswer(packets, request);
     default:
       return packets;
   }
