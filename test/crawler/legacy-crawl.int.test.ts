@@ -13,6 +13,7 @@ import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { CALM_MIX } from '../helpers/sim';
+import { startTestApi } from '../graphql/helpers/api';
 
 jest.setTimeout(60_000);
 
@@ -54,6 +55,28 @@ describe('a crawl of a fleet mixing every protocol', () => {
       expect(row).toMatchObject({ protocol: spec.protocol ?? 'source', status: 'ONLINE', name: spec.state.name, map: spec.state.map, players: spec.state.players, maxPlayers: spec.state.maxPlayers });
       if ((spec.protocol ?? 'source') !== 'source') expect(row.raw).not.toBeNull();
       expect(await t.db.serverSample.count({ where: { gameServerId: row.id, online: true } })).toBe(1);
+    }
+
+    // The API treats them like Source servers: filterable by protocol, with history.
+    const api = await startTestApi({ db: t.db });
+    try {
+      for (const protocol of PROTOCOLS) {
+        const res = await api.gql<{ servers: { nodes: Array<{ protocol: string; name: string; queryPort: number }> } }>(
+          'query($p: [String!]) { servers(filter: { protocols: $p }, first: 100) { nodes { protocol name queryPort } } }',
+          { p: [protocol] },
+        );
+        const expected = fleet.specs.filter((s) => (s.protocol ?? 'source') === protocol);
+        expect(res.data?.servers.nodes.map((n) => n.queryPort).sort()).toEqual(expected.map((s) => s.queryPort).sort());
+        const spec = expected[0]!;
+        const history = await api.gql<{ serverByAddress: { protocol: string; history: { points: Array<{ samples: number }> } } }>(
+          'query($a: String!, $p: Int!) { serverByAddress(address: $a, port: $p) { protocol history(resolution: RAW) { points { samples } } } }',
+          { a: spec.host, p: spec.queryPort },
+        );
+        expect(history.data?.serverByAddress.protocol).toBe(protocol);
+        expect(history.data?.serverByAddress.history.points.reduce((n, p) => n + p.samples, 0)).toBe(1);
+      }
+    } finally {
+      await api.close();
     }
   });
 });
