@@ -87,7 +87,13 @@ interface Collector<T> {
  * One request whose answer may span datagrams. With `share` of the budget per attempt; on the
  * deadline, whatever was collected is returned as partial.
  */
-async function collect<T>(session: RemoteSession, request: Buffer, budget: Budget, collector: Collector<T>, share = 1): Promise<LegacyQueryResult<T>> {
+/**
+ * Some Quake 3 servers send their OOB header as FE FF FF FF (§4.2), which the transport takes for a
+ * split datagram: this "assembler" hands such a datagram on whole.
+ */
+const WHOLE_DATAGRAM = { createAssembler: () => ({ push: (datagram: Buffer): Buffer => datagram }) };
+
+async function collect<T>(session: RemoteSession, request: Buffer, budget: Budget, collector: Collector<T>, share = 1, extra: { createAssembler?: () => { push(d: Buffer): Buffer | null } } = {}): Promise<LegacyQueryResult<T>> {
   const handle = (datagram: Buffer): HandlerResult<T> => {
     if (!collector.accept(datagram)) return undefined;
     return collector.push(datagram) ? { value: collector.result(), final: true } : undefined;
@@ -97,6 +103,7 @@ async function collect<T>(session: RemoteSession, request: Buffer, budget: Budge
       signal: budget.signal,
       attemptTimeoutMs: (budget.timeoutMs * share) / (budget.retries + 1),
       retries: budget.retries,
+      ...extra,
     });
     return { reply: value, pingMs: roundMs(rttMs), partial: false };
   } catch (err) {
@@ -135,13 +142,13 @@ export function queryQuake3(address: ServerAddress, options: Quake3QueryOptions 
       const reply = decodeQuakeResponse(datagram);
       const echo = lookupKey(toRecord(reply.info), 'challenge');
       return echo === undefined || echo === '' || echo === challenge ? reply : undefined;
-    })),
+    }), 1, WHOLE_DATAGRAM),
   );
 }
 
 /** Quake 2 family `status` → `print`. */
 export function queryQuake2(address: ServerAddress, options: LegacyQueryOptions = {}): Promise<LegacyQueryResult<QuakeResponse>> {
-  return withSession(address, options, (session, budget) => collect(session, encodeQuake2StatusRequest(), budget, single(decodeQuakeResponse)));
+  return withSession(address, options, (session, budget) => collect(session, encodeQuake2StatusRequest(), budget, single(decodeQuakeResponse), 1, WHOLE_DATAGRAM));
 }
 
 /** GameSpy v1 `\status\`: datagrams collected until `\final\` and every datagram before it arrived. */

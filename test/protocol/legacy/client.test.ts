@@ -153,6 +153,12 @@ describe('legacy queries over loopback', () => {
       expect(status.playerList.length).toBeLessThan(30);
     });
 
+    it('Quake 3 accepts a reply whose OOB header is FE FF FF FF', async () => {
+      onRequest = (_req, reply) => reply(Buffer.from('\xfe\xff\xff\xffstatusResponse\n\\sv_hostname\\Odd\\mapname\\q3dm1\n5 40 "x"\n', 'latin1'));
+      const status = await protocolAdapter('quake3').queryStatus({ host: '127.0.0.1', port }, { ...FAST, transport });
+      expect(status).toMatchObject({ name: 'Odd', map: 'q3dm1', players: 1 });
+    });
+
     it('Doom 3 ignores an answer that does not echo our challenge', async () => {
       onRequest = (_req, reply) => {
         reply(Buffer.concat([Buffer.from([0xff, 0xff]), Buffer.from('infoResponse\0', 'latin1'), Buffer.from([9, 9, 9, 9, 0x29, 0, 1, 0]), Buffer.from('si_name\0x\0\0\0 \x07\0\0\0', 'latin1')]));
