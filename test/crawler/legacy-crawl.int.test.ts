@@ -68,11 +68,14 @@ describe('a crawl of a fleet mixing every protocol', () => {
         const expected = fleet.specs.filter((s) => (s.protocol ?? 'source') === protocol);
         expect(res.data?.servers.nodes.map((n) => n.queryPort).sort()).toEqual(expected.map((s) => s.queryPort).sort());
         const spec = expected[0]!;
-        const history = await api.gql<{ serverByAddress: { protocol: string; history: { points: Array<{ samples: number }> } } }>(
-          'query($a: String!, $p: Int!) { serverByAddress(address: $a, port: $p) { protocol history(resolution: RAW) { points { samples } } } }',
+        const history = await api.gql<{ serverByAddress: { protocol: string; raw: Array<{ key: string; value: string }> | null; history: { points: Array<{ samples: number }> } } }>(
+          'query($a: String!, $p: Int!) { serverByAddress(address: $a, port: $p) { protocol raw { key value } history(resolution: RAW) { points { samples } } } }',
           { a: spec.host, p: spec.queryPort },
         );
         expect(history.data?.serverByAddress.protocol).toBe(protocol);
+        // The raw key/values are served beside the normalised fields (A2S has none).
+        if (protocol === 'source') expect(history.data?.serverByAddress.raw).toBeNull();
+        else expect(history.data?.serverByAddress.raw?.length).toBeGreaterThan(0);
         expect(history.data?.serverByAddress.history.points.reduce((n, p) => n + p.samples, 0)).toBe(1);
       }
     } finally {

@@ -1,6 +1,6 @@
 /** Prisma row → API object. The JSON columns are read defensively: old rows may predate a field. */
 import type { GameServer as GameServerRow } from '../../generated/prisma/client';
-import { GameServer, GameServerStatus, Player, Rule, ServerOs } from './game-server.type';
+import { GameServer, GameServerStatus, Player, RawValue, Rule, ServerOs } from './game-server.type';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
 
@@ -40,6 +40,13 @@ export function toRules(json: unknown): Rule[] {
   return rules;
 }
 
+/** The stored raw key/values (an object, in the server's order) as a list; null when there are none. */
+export function toRawValues(json: unknown): RawValue[] | null {
+  const record = asRecord(json);
+  if (!record) return null;
+  return Object.entries(record).map(([key, value]) => Object.assign(new RawValue(), { key, value: typeof value === 'string' ? value : JSON.stringify(value) }));
+}
+
 export function toGameServer(row: GameServerRow): GameServer {
   return Object.assign(new GameServer(), {
     id: row.id,
@@ -69,6 +76,7 @@ export function toGameServer(row: GameServerRow): GameServer {
     pingMs: row.pingMs,
     playerList: toPlayers(row.playerList),
     rules: toRules(row.rules),
+    raw: toRawValues(row.raw),
     firstSeenAt: row.firstSeenAt,
     lastListedAt: row.lastListedAt,
     lastQueriedAt: row.lastQueriedAt,

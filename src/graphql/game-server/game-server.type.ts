@@ -51,6 +51,15 @@ export class Rule {
   value!: string;
 }
 
+@ObjectType({ description: 'One key/value exactly as an older-protocol server sent it (colour codes kept).' })
+export class RawValue {
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => String)
+  value!: string;
+}
+
 @ObjectType({ description: 'One game server (address + query port) and its state as last seen.' })
 export class GameServer {
   @Field(() => Int)
@@ -133,6 +142,12 @@ export class GameServer {
 
   @Field(() => [Rule], { description: 'Rules at the last answer (some servers never send them).' })
   rules!: Rule[];
+
+  @Field(() => [RawValue], {
+    nullable: true,
+    description: 'Older protocols (Quake, GameSpy, Doom 3, ASE, ...): every key/value of the last answer as sent, beside the normalised fields; null for A2S.',
+  })
+  raw!: RawValue[] | null;
 
   @Field(() => Date)
   firstSeenAt!: Date;
