@@ -11,6 +11,7 @@
  * A list source or a game server failing is a result (a partial run, a failed outcome), not a job failure;
  * jobs fail only when our side does (database, Redis), and are then retried.
  */
+import { startDeadline } from '../protocol';
 import type { Db } from '../shared/db';
 import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
@@ -150,15 +151,18 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     let servers: ListedServer[] = [];
     let partial = false;
     let error: string | null = null;
+    // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
+    const deadline = startDeadline(deps.settings.listTimeoutMs, signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     try {
-      const deadline = AbortSignal.timeout(deps.settings.listTimeoutMs);
-      const result = await deps.listSources(source).list(split, signal ? AbortSignal.any([signal, deadline]) : deadline);
+      const result = await deps.listSources(source).list(split, deadline.signal);
       servers = result.servers;
       partial = result.partial;
       error = result.error ?? null;
     } catch (err) {
       partial = true;
       error = err instanceof Error ? err.message : String(err);
+    } finally {
+      deadline.dispose();
     }
     const policy = await currentPolicy(deps);
     const rows = servers.filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535).map((s) => toListingRow(s, split, policy));

@@ -5,6 +5,8 @@
 export * from './errors';
 export * from './types';
 export * from './defaults';
+export { linkAbort } from './abort-link';
+export { startDeadline, type Deadline } from './master/deadline';
 export * from './valve/constants';
 export { encodeInfoRequest, decodeInfoResponse, encodeInfoResponse, type A2SInfo } from './valve/a2s-info';
 export type { SourceInfo, TheShipInfo } from './valve/info-source';

@@ -12,6 +12,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from '../defaults';
 import { ProtocolError } from '../errors';
+import { startDeadline } from '../master/deadline';
 import type { HandlerResult, RemoteSession, UdpTransport } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
 import { defaultTransport } from '../valve/client';
@@ -53,22 +54,31 @@ interface Budget {
   retries: number;
 }
 
-function budgetOf(options: LegacyQueryOptions): Budget {
+/**
+ * The query's deadline, linked to the caller's signal through startDeadline (not AbortSignal.any: a
+ * crawler's signal is shared by every query in flight). Timing out aborts with the same reason
+ * AbortSignal.timeout would, which the transport reports as TIMEOUT.
+ */
+function budgetOf(options: LegacyQueryOptions): Budget & { dispose(): void } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
   if (!(timeoutMs > 0)) throw new ProtocolError('INVALID_ARGUMENT', `timeoutMs must be positive, got ${timeoutMs}`);
   if (!Number.isInteger(retries) || retries < 0) throw new ProtocolError('INVALID_ARGUMENT', `retries must be a whole number >= 0, got ${retries}`);
-  const deadline = AbortSignal.timeout(timeoutMs);
-  return { signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline, timeoutMs, retries };
+  const deadline = startDeadline(timeoutMs, options.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  return { signal: deadline.signal, timeoutMs, retries, dispose: deadline.dispose };
 }
 
 async function withSession<T>(address: ServerAddress, options: LegacyQueryOptions, body: (session: RemoteSession, budget: Budget) => Promise<T>): Promise<T> {
   const budget = budgetOf(options);
-  const session = await (options.transport ?? defaultTransport()).acquire(address, budget.signal);
   try {
-    return await body(session, budget);
+    const session = await (options.transport ?? defaultTransport()).acquire(address, budget.signal);
+    try {
+      return await body(session, budget);
+    } finally {
+      session.release();
+    }
   } finally {
-    session.release();
+    budget.dispose();
   }
 }
 

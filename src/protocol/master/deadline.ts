@@ -1,8 +1,11 @@
 /**
  * A per-request deadline linked to a long-lived caller signal, without AbortSignal.any/timeout: on Node 20/22
  * AbortSignal.any keeps a link on the caller's signal for every request (nodejs/node#55351), which leaks on a
- * crawler's listing of thousands of pages. dispose() clears the timer and the link; call it in finally.
+ * crawler's listing of thousands of pages. The link goes through linkAbort (one listener on the caller's
+ * signal however many requests share it). dispose() clears the timer and the link; call it in finally.
  */
+import { linkAbort } from '../abort-link';
+
 export interface Deadline {
   signal: AbortSignal;
   /** True when the deadline fired (not the caller). */
@@ -10,16 +13,18 @@ export interface Deadline {
   dispose(): void;
 }
 
-export function startDeadline(timeoutMs: number, caller: AbortSignal | undefined): Deadline {
+/**
+ * @param timeoutReason what the signal aborts with when the deadline fires. @defaultValue the
+ *   AbortController default (an AbortError DOMException); the caller's own reason when the caller aborts.
+ */
+export function startDeadline(timeoutMs: number, caller: AbortSignal | undefined, timeoutReason?: unknown): Deadline {
   const controller = new AbortController();
   let timedOut = false;
-  const onCallerAbort = (): void => controller.abort(caller?.reason);
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    controller.abort(timeoutReason);
   }, timeoutMs);
-  if (caller?.aborted) onCallerAbort();
-  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  const unlink = linkAbort(caller, () => controller.abort(caller?.reason));
   return {
     signal: controller.signal,
     get timedOut() {
@@ -27,7 +32,7 @@ export function startDeadline(timeoutMs: number, caller: AbortSignal | undefined
     },
     dispose: () => {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', onCallerAbort);
+      unlink();
     },
   };
 }

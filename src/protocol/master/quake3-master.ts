@@ -15,10 +15,11 @@
  * only where no whole record could follow (an address 69.79.84.x starts with "EOT" too).
  */
 import { ProtocolError } from '../errors';
-import type { HandlerResult } from '../transport/udp-transport';
+import type { HandlerResult, RemoteSession } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from '../defaults';
 import { defaultTransport } from '../valve/client';
+import { startDeadline } from './deadline';
 import type { UdpTransport } from '../transport/udp-transport';
 
 const OOB = Buffer.from([0xff, 0xff, 0xff, 0xff]);
@@ -147,11 +148,18 @@ export interface Quake3MasterListResult {
 export async function listQuake3Master(master: ServerAddress, options: Quake3MasterListOptions): Promise<Quake3MasterListResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  // Not AbortSignal.timeout/any: see ./deadline. Timing out aborts with AbortSignal.timeout's reason (TIMEOUT).
+  const deadline = startDeadline(timeoutMs, options.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  const signal = deadline.signal;
   const seen = new Map<string, ServerAddress>();
   let received = false;
-  const session = await (options.transport ?? defaultTransport()).acquire(master, signal);
+  let session: RemoteSession;
+  try {
+    session = await (options.transport ?? defaultTransport()).acquire(master, signal);
+  } catch (err) {
+    deadline.dispose();
+    throw err;
+  }
   try {
     await session.exchange(encodeQuake3MasterRequest(options), (datagram): HandlerResult<true> => {
       const decoded = decodeQuake3MasterResponse(datagram);
@@ -165,5 +173,6 @@ export async function listQuake3Master(master: ServerAddress, options: Quake3Mas
     throw err;
   } finally {
     session.release();
+    deadline.dispose();
   }
 }

@@ -14,6 +14,7 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { linkAbort } from '../abort-link';
 import { ProtocolError } from '../errors';
 import type { ServerAddress } from '../types';
 
@@ -181,8 +182,9 @@ export class UdpTransport {
 
   private waitTurn(channel: Channel, signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      let unlink = (): void => undefined;
       const turn = (): void => {
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         if (signal.aborted) {
           // Our turn came but we no longer want it: pass it on.
           this.passTurn(channel);
@@ -197,7 +199,8 @@ export class UdpTransport {
         reject(abortError(signal));
       };
       channel.waiting.push(turn);
-      signal.addEventListener('abort', onAbort, { once: true });
+      // linkAbort: many queries wait under one caller signal (a crawler's batch), one listener for all.
+      unlink = linkAbort(signal, onAbort);
     });
   }
 
@@ -223,12 +226,13 @@ export class UdpTransport {
       let tentative: ExchangeResult<T> | null = null;
       let assembler: DatagramAssembler | null = null;
       let settled = false;
+      let unlink = (): void => undefined;
 
       const finish = (error: ProtocolError | null, result?: ExchangeResult<T>): void => {
         if (settled) return;
         settled = true;
         if (timer) clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         if (channel.active === pending) channel.active = null;
         if (error) reject(error);
         else resolve(result as ExchangeResult<T>);
@@ -298,7 +302,7 @@ export class UdpTransport {
         },
       };
       channel.active = pending;
-      signal.addEventListener('abort', onAbort, { once: true });
+      unlink = linkAbort(signal, onAbort);
       send();
     });
   }

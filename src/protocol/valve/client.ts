@@ -15,6 +15,7 @@
  * re-sends included; `retries` re-sends within it.
  */
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_CHALLENGE_ROUNDS } from '../defaults';
+import { linkAbort } from '../abort-link';
 import { ProtocolError } from '../errors';
 import { UdpTransport, type HandlerResult, type RemoteSession } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
@@ -86,7 +87,8 @@ function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: n
 /**
  * Runs `body` under a deadline of timeoutMs that the caller's signal can also abort. Not
  * AbortSignal.timeout/any: their timers and links to a long-lived caller signal (a crawler's
- * shutdown signal, shared by 100,000 queries) outlive the query; these are undone as soon as it ends.
+ * shutdown signal, shared by 100,000 queries) outlive the query; these are undone as soon as it ends,
+ * and the link is linkAbort's (one listener on the caller's signal for all queries in flight).
  */
 async function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) => Promise<T>): Promise<T> {
   const { timeoutMs, retries } = checkOptions(options);
@@ -94,14 +96,12 @@ async function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) =>
   const timer = setTimeout(() => controller.abort(new ProtocolError('TIMEOUT', `no answer within ${timeoutMs} ms`)), timeoutMs);
   timer.unref();
   const caller = options.signal;
-  const onCallerAbort = (): void => controller.abort(new ProtocolError('ABORTED', 'query aborted', { cause: caller?.reason }));
-  if (caller?.aborted) onCallerAbort();
-  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  const unlink = linkAbort(caller, () => controller.abort(new ProtocolError('ABORTED', 'query aborted', { cause: caller?.reason })));
   try {
     return await body({ signal: controller.signal, timeoutMs, retries });
   } finally {
     clearTimeout(timer);
-    caller?.removeEventListener('abort', onCallerAbort);
+    unlink();
   }
 }
 
