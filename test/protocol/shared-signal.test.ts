@@ -76,7 +76,7 @@ describe('queries sharing one signal', () => {
   function queryAll(signal: AbortSignal): Promise<PromiseSettledResult<unknown>[]> {
     return Promise.allSettled(fleet.specs.flatMap((spec) =>
       Array.from({ length: QUERIES_PER_SERVER }, () =>
-        protocolAdapter(spec.protocol as QueryableProtocolId).queryStatus({ host: spec.host, port: spec.queryPort }, { timeoutMs: spec.behaviour.silent === true ? 100 : 1000, retries: 0, transport, signal }))));
+        protocolAdapter(spec.protocol as QueryableProtocolId).queryStatus({ host: spec.host, port: spec.queryPort }, { timeoutMs: spec.behaviour?.silent === true ? 100 : 1000, retries: 0, transport, signal }))));
   }
 
   it('leaves the signal with the listeners it had, answered or timed out, and no leak warning', async () => {
