@@ -77,7 +77,9 @@ describe('gsindex query against the simulator', () => {
     expect(json.rules).toEqual(rulesOf(hard));
     expect(typeof json.pingMs).toBe('number');
     const server = fleet.servers[0]!;
-    expect(server.stats.challengesSent).toBeGreaterThanOrEqual(3);
+    // Challenge-protected: INFO was challenged, and PLAYER and RULES were sent with that challenge.
+    expect(server.stats.challengesSent).toBeGreaterThanOrEqual(1);
+    expect(server.stats.requests).toBeGreaterThanOrEqual(4);
   });
 
   it('prints a readable table by default', async () => {

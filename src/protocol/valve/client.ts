@@ -128,6 +128,16 @@ function isOtherReply(payload: Buffer, kind: Kind | 'ping' | 'getchallenge'): bo
   return type !== undefined && OTHER_REPLIES[kind].has(type);
 }
 type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>['value'];
+
+/**
+ * The last challenge this server handed us within one queryServer. A server hands a client one
+ * challenge and accepts it for INFO, PLAYER and RULES alike, so PLAYER and RULES start with it
+ * instead of -1: one round trip saved each. A server that wants another answers with a challenge,
+ * exactly as it would have answered -1, so reusing never costs a round.
+ */
+interface ChallengeMemo {
+  value?: Buffer;
+}
 type Step<K extends Kind> = { challenge: Buffer; answer?: never } | { answer: Answer<K>; challenge?: never };
 
 /**
@@ -180,26 +190,28 @@ async function dance<K extends Kind>(
   budget: Budget,
   appId: number | undefined,
   onGoldSrc?: (info: GoldSrcInfo) => void,
+  memo: ChallengeMemo = {},
 ): Promise<Answer<K>> {
   let current = first;
   for (let round = 1; current.challenge !== undefined; round++) {
     if (round > MAX_CHALLENGE_ROUNDS) {
       throw new ProtocolError('CHALLENGE_LOOP', `${kind}: still answered with a challenge after ${MAX_CHALLENGE_ROUNDS} rounds`);
     }
+    memo.value = current.challenge;
     const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
     current = (await step(session, kind, encode(current.challenge), budget, attemptTimeoutMs, appId, onGoldSrc, current.challenge)).value;
   }
   return current.answer;
 }
 
-async function infoWith(session: RemoteSession, budget: Budget): Promise<InfoAnswer> {
+async function infoWith(session: RemoteSession, budget: Budget, memo: ChallengeMemo = {}): Promise<InfoAnswer> {
   let goldSrc: GoldSrcInfo | undefined;
   const onGoldSrc = (info: GoldSrcInfo): void => {
     goldSrc = info;
   };
   const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
   const first = await step(session, 'info', encodeInfoRequest(), budget, attemptTimeoutMs, undefined, onGoldSrc);
-  const info = await dance(session, 'info', encodeInfoRequest, first.value, budget, undefined, onGoldSrc);
+  const info = await dance(session, 'info', encodeInfoRequest, first.value, budget, undefined, onGoldSrc, memo);
   const answer: InfoAnswer = { info, pingMs: Math.round(first.rttMs * 100) / 100 };
   if (goldSrc !== undefined && info.type === 'source') answer.goldSrc = goldSrc;
   return answer;
@@ -211,12 +223,13 @@ async function listWith<K extends 'players' | 'rules'>(
   encode: (challenge?: Buffer) => Buffer,
   budget: Budget,
   appId: number | undefined,
+  memo: ChallengeMemo = {},
 ): Promise<Answer<K>> {
-  // Half the time for the -1 request, so that a server which ignores it still leaves time for `W`.
+  // Half the time for the first request, so that a server which ignores it still leaves time for `W`.
   const firstAttemptMs = budget.timeoutMs / (2 * (budget.retries + 1));
   let first: Step<K>;
   try {
-    first = (await step(session, kind, encode(), budget, firstAttemptMs, appId)).value;
+    first = (await step(session, kind, encode(memo.value), budget, firstAttemptMs, appId)).value;
   } catch (err) {
     if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || budget.signal.aborted) throw err;
     const attemptTimeoutMs = budget.timeoutMs / (2 * (budget.retries + 1));
@@ -227,7 +240,7 @@ async function listWith<K extends 'players' | 'rules'>(
     }, { signal: budget.signal, attemptTimeoutMs, retries: budget.retries });
     first = { challenge: legacy.value };
   }
-  return dance(session, kind, encode, first, budget, appId);
+  return dance(session, kind, encode, first, budget, appId, undefined, memo);
 }
 
 async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, body: (session: RemoteSession, budget: Budget) => Promise<T>): Promise<T> {
@@ -282,8 +295,8 @@ function asProtocolError(err: unknown): ProtocolError {
 }
 
 /**
- * INFO, then PLAYER and RULES, one after another on one lease of the server's channel; each part
- * has its own `timeoutMs`. A part that fails is null with its error in `errors`. When INFO times out
+ * INFO, then PLAYER and RULES, one after another on one lease of the server's channel, PLAYER and
+ * RULES starting with the challenge already held (ChallengeMemo); each part has its own `timeoutMs`. A part that fails is null with its error in `errors`. When INFO times out
  * the other parts are not tried (a silent server would cost three timeouts).
  */
 export async function queryServer(address: ServerAddress, options: A2SQueryOptions = {}): Promise<ServerQueryResult> {
@@ -292,9 +305,10 @@ export async function queryServer(address: ServerAddress, options: A2SQueryOptio
   checkOptions(options);
   // Waiting for the server's channel (another query to it in flight) counts against the caller's signal only.
   const session = await transport.acquire(address, options.signal ?? new AbortController().signal);
+  const memo: ChallengeMemo = {};
   try {
     try {
-      result.info = await withBudget(options, (budget) => infoWith(session, budget));
+      result.info = await withBudget(options, (budget) => infoWith(session, budget, memo));
       result.pingMs = result.info.pingMs;
     } catch (err) {
       result.errors.info = asProtocolError(err);
@@ -307,12 +321,12 @@ export async function queryServer(address: ServerAddress, options: A2SQueryOptio
     }
     const appId = result.info ? appIdOf(result.info.info) : undefined;
     try {
-      result.players = await withBudget(options, (budget) => listWith(session, 'players', encodePlayerRequest, budget, appId));
+      result.players = await withBudget(options, (budget) => listWith(session, 'players', encodePlayerRequest, budget, appId, memo));
     } catch (err) {
       result.errors.players = asProtocolError(err);
     }
     try {
-      result.rules = await withBudget(options, (budget) => listWith(session, 'rules', encodeRulesRequest, budget, appId));
+      result.rules = await withBudget(options, (budget) => listWith(session, 'rules', encodeRulesRequest, budget, appId, memo));
     } catch (err) {
       result.errors.rules = asProtocolError(err);
     }

@@ -1,5 +1,5 @@
 import dgram from 'node:dgram';
-import { encodePlayersResponse, queryInfo, queryPing, queryPlayers, queryRules, queryServer, UdpTransport, isProtocolError, type A2SQueryOptions } from '../../../src/protocol';
+import { encodeInfoResponse, encodePlayersResponse, queryInfo, queryPing, queryPlayers, queryRules, queryServer, UdpTransport, isProtocolError, type A2SQueryOptions } from '../../../src/protocol';
 import { playersOf, rulesOf } from '../../../src/simulator/content';
 import { startFleet, type RunningFleet } from '../../../src/simulator/fleet';
 import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
@@ -59,9 +59,49 @@ describe('A2S client against the simulator', () => {
   });
 
   it('does the challenge dance for INFO, PLAYER and RULES (late-2020 servers)', async () => {
-    expectSameAsSpec(await queryServer(at('challengeAll'), options), running.challengeAll!);
     const server = fleet.servers[Object.keys(specs).indexOf('challengeAll')]!;
-    expect(server.stats.challengesSent).toBe(3);
+    const before = { ...server.stats };
+    expectSameAsSpec(await queryServer(at('challengeAll'), options), running.challengeAll!);
+    // One challenge, then reused: INFO, INFO+challenge, PLAYER+challenge, RULES+challenge.
+    expect(server.stats.challengesSent - before.challengesSent).toBe(1);
+    expect(server.stats.requests - before.requests).toBe(4);
+    // Asked one at a time, each query does its own dance.
+    await queryPlayers(at('challengeAll'), options);
+    await queryRules(at('challengeAll'), options);
+    expect(server.stats.challengesSent - before.challengesSent).toBe(3);
+  });
+
+  it('answers a fresh challenge when the server refuses the one it handed out for INFO', async () => {
+    // A server whose PLAYER and RULES want a challenge of their own: the reused one is answered with it.
+    const server = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', () => resolve()));
+    const infoChallenge = Buffer.from('11223344', 'hex');
+    const listChallenge = Buffer.from('55667788', 'hex');
+    const challengeReply = (c: Buffer): Buffer => Buffer.concat([Buffer.from('ffffffff41', 'hex'), c]);
+    const seen: string[] = [];
+    server.on('message', (msg, rinfo) => {
+      const reply = (b: Buffer): void => void server.send(b, rinfo.port, rinfo.address);
+      const type = msg[4];
+      const tail = msg.subarray(msg.length - 4);
+      seen.push(`${String.fromCharCode(type ?? 0)}:${tail.toString('hex')}`);
+      if (type === 0x54) {
+        if (!tail.equals(infoChallenge)) reply(challengeReply(infoChallenge));
+        else reply(encodeInfoReply());
+      } else if (type === 0x55) {
+        if (!tail.equals(listChallenge)) reply(challengeReply(listChallenge));
+        else reply(encodePlayersResponse({ count: 1, players: [{ index: 0, name: 'solo', score: 3, duration: 10 }] }, { appId: 10 }));
+      }
+    });
+    const encodeInfoReply = (): Buffer => encodeInfoResponse(sourceInfoOf(running.plain!));
+    try {
+      const address = { host: '127.0.0.1', port: (server.address() as { port: number }).port };
+      const result = await queryServer(address, { ...options, timeoutMs: 300, retries: 0 });
+      expect(result.info?.info.name).toBe(running.plain!.state.name);
+      expect(result.players?.players.map((p) => p.name)).toEqual(['solo']);
+      expect(seen.slice(0, 4)).toEqual(['T:65727900', 'T:11223344', 'U:11223344', 'U:55667788']);
+    } finally {
+      server.close();
+    }
   });
 
   it('does the dance for PLAYER and RULES only', async () => {
