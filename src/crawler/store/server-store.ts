@@ -9,6 +9,7 @@
  */
 import type { ServerStatus } from '../../protocol/status';
 import type { Db } from '../../shared/db';
+import { countryOfIp } from '../geo/country-lookup';
 import type { ReportedState } from '../list-source';
 import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
 
@@ -62,6 +63,8 @@ function dedupe(rows: ListingRow[]): ListingRow[] {
 
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
   const rows = dedupe(w.rows);
+  // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
+  const countries = rows.map((r) => countryOfIp(r.ip));
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CRAWL_LOCK_CLASS}, ${w.crawlId})`;
     const claimed = await tx.$queryRaw<{ id: number }[]>`
@@ -72,9 +75,10 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
     const input = JSON.stringify(
-      rows.map((r) => ({
+      rows.map((r, i) => ({
         address: cleanText(r.address),
         ip: r.ip,
+        country: countries[i] ?? null,
         query_port: r.queryPort,
         game_port: r.gamePort,
         region: r.region,
@@ -90,14 +94,15 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       JOIN jsonb_to_recordset(${input}::jsonb) AS x(address text, query_port int) ON g.address = x.address AND g.query_port = x.query_port
       WHERE g.last_listed_at >= ${w.crawlAt}`;
     const upserted = await tx.$queryRaw<{ id: number; address: string; query_port: number; not_queryable: boolean; management_registered: boolean }[]>`
-      INSERT INTO game_server AS g (address, ip, query_port, game_port, region, protocol, not_queryable, is_relay,
+      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
         management_registered, source_id, last_listed_at, status, updated_at)
-      SELECT x.address, x.ip, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
+      SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
         x.managed, ${w.sourceId}, now(), 'UNKNOWN', now()
-      FROM jsonb_to_recordset(${input}::jsonb) AS x(address text, ip inet, query_port int, game_port int, region int,
-        protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+      FROM jsonb_to_recordset(${input}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
+        region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
       ON CONFLICT (address, query_port) DO UPDATE SET
         ip = EXCLUDED.ip,
+        country = EXCLUDED.country,
         game_port = COALESCE(EXCLUDED.game_port, g.game_port),
         region = CASE WHEN EXCLUDED.region IS NULL THEN g.region
                       WHEN EXCLUDED.region = 255 THEN COALESCE(g.region, 255)
