@@ -17,7 +17,7 @@ import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
 import { mapLimit, type Querier } from './querier';
-import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
@@ -151,13 +151,17 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     let servers: ListedServer[] = [];
     let partial = false;
     let error: string | null = null;
+    let resumeCursor: string | null = null;
+    // A listing cut short (a master's rate limit) goes on where it stopped instead of redoing the first pages.
+    const resumeFrom = await lastResumeCursor(deps.db, { sourceId: source.id, region: run.region, split: run.split, before: crawl.startedAt });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
     const deadline = startDeadline(deps.settings.listTimeoutMs, signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     try {
-      const result = await deps.listSources(source).list(split, deadline.signal);
+      const result = await deps.listSources(source).list(split, deadline.signal, resumeFrom ?? undefined);
       servers = result.servers;
       partial = result.partial;
       error = result.error ?? null;
+      resumeCursor = result.resumeCursor ?? null;
     } catch (err) {
       partial = true;
       error = err instanceof Error ? err.message : String(err);
@@ -175,6 +179,7 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       batchSize: deps.settings.queryBatchSize,
       partial,
       error,
+      resumeCursor,
       rows,
     });
     batchKeys = written.batchKeys;

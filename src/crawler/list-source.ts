@@ -34,11 +34,17 @@ export interface ListingResult {
   /** The listing stopped short (rate limit, cap, timeout): absences must not count. */
   partial: boolean;
   error?: string;
+  /**
+   * Where a listing cut short can go on (the source's own format, opaque to the crawler; a Valve master's
+   * last address). The crawler keeps it on the run and hands it back at the split's next listing.
+   */
+  resumeCursor?: string;
 }
 
 export interface ListSource {
   splits(): ListSplit[];
-  list(split: ListSplit, signal: AbortSignal): Promise<ListingResult>;
+  /** `resumeCursor`: the split's previous listing stopped short there (its result's resumeCursor). */
+  list(split: ListSplit, signal: AbortSignal, resumeCursor?: string): Promise<ListingResult>;
 }
 
 /** The master_source row as the crawler sees it. */

@@ -1,6 +1,11 @@
-/** A Valve UDP master as a list source: one split per region code, each paged to its end. */
-import { ALL_MASTER_REGION_CODES } from '../../protocol/master/valve-master-codec';
+/**
+ * A Valve UDP master as a list source: one split per region code, each paged to its end. A listing cut
+ * short (the master's rate limit) returns its last address as the resume cursor; the region's next listing
+ * goes on from there, so a region longer than one rate-limit window is covered over successive crawls.
+ */
+import { ALL_MASTER_REGION_CODES, FIRST_SEED, formatAddress, parseIpv4Address } from '../../protocol/master/valve-master-codec';
 import { listValveMaster } from '../../protocol/master/valve-master';
+import type { ServerAddress } from '../../protocol/types';
 import type { ListSource, ListSplit, ListingResult, SourceRecord } from '../list-source';
 
 const DEFAULT_MASTER_PORT = 27011;
@@ -19,12 +24,26 @@ function optionsOf(source: SourceRecord): ValveMasterOptions {
   return out;
 }
 
+const isFirstSeed = (a: ServerAddress): boolean => a.host === FIRST_SEED.host && a.port === FIRST_SEED.port;
+
+/** The seed a cursor stands for; a cursor that is not an IPv4 address:port (hand-edited) starts over. */
+function seedOf(cursor: string | undefined): ServerAddress | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const seed = parseIpv4Address(cursor);
+    return isFirstSeed(seed) ? undefined : seed;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createValveMasterSource(source: SourceRecord, defaults: { timeoutMs: number }): ListSource {
   const options = optionsOf(source);
   const regions = source.regions.length > 0 ? source.regions : [...ALL_MASTER_REGION_CODES];
   return {
     splits: () => regions.map((region) => ({ region, split: '' })),
-    async list(split: ListSplit, signal: AbortSignal): Promise<ListingResult> {
+    async list(split: ListSplit, signal: AbortSignal, resumeCursor?: string): Promise<ListingResult> {
+      const seed = seedOf(resumeCursor);
       const result = await listValveMaster({
         host: source.host,
         port: source.port ?? DEFAULT_MASTER_PORT,
@@ -32,15 +51,21 @@ export function createValveMasterSource(source: SourceRecord, defaults: { timeou
         filter: source.filter,
         timeoutMs: defaults.timeoutMs,
         signal,
+        ...(seed ? { seed } : {}),
         ...(options.retries !== undefined ? { retries: options.retries } : {}),
         ...(options.requestsPerMinute !== undefined
           ? { pacing: options.requestsPerMinute > 0 ? { requestsPerMinute: options.requestsPerMinute } : false }
           : {}),
       });
+      // A resumed listing did not see the pages before its seed: absences in it must not count either.
+      const error = result.stoppedBy
+        ? `${result.stoppedBy.code}: ${result.stoppedBy.message}`
+        : seed ? `resumed after ${formatAddress(seed)}: the pages before it were listed by an earlier crawl` : undefined;
       return {
         servers: result.servers.map((a) => ({ host: a.host, queryPort: a.port, region: split.region, protocol: 'source' as const })),
-        partial: !result.complete,
-        ...(result.stoppedBy ? { error: `${result.stoppedBy.code}: ${result.stoppedBy.message}` } : {}),
+        partial: !result.complete || seed !== undefined,
+        ...(error !== undefined ? { error } : {}),
+        ...(result.resumeFrom && !isFirstSeed(result.resumeFrom) ? { resumeCursor: formatAddress(result.resumeFrom) } : {}),
       };
     },
   };

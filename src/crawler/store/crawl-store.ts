@@ -38,6 +38,19 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
   });
 }
 
+/**
+ * The resume cursor the split's last recorded listing left (an earlier crawl of the source), or null when
+ * that listing reached its end (or there is none): the next listing then starts from the beginning.
+ */
+export async function lastResumeCursor(db: Db, input: { sourceId: number; region: number; split: string; before: Date }): Promise<string | null> {
+  const rows = await db.$queryRaw<{ resume_cursor: string | null }[]>`
+    SELECT r.resume_cursor FROM crawl_run r JOIN crawl c ON c.id = r.crawl_id
+    WHERE c.source_id = ${input.sourceId} AND r.region = ${input.region} AND r.split = ${input.split}
+      AND r.finished_at IS NOT NULL AND c.started_at < ${input.before}
+    ORDER BY c.started_at DESC, r.id DESC LIMIT 1`;
+  return rows[0]?.resume_cursor ?? null;
+}
+
 export async function getCrawl(db: Db, crawlId: number): Promise<CrawlRecord | null> {
   const c = await db.crawl.findUnique({ where: { id: crawlId } });
   return c && { id: c.id, key: c.key, sourceId: c.sourceId, startedAt: c.startedAt, finishedAt: c.finishedAt };

@@ -41,6 +41,8 @@ export interface ListingWrite {
   batchSize: number;
   partial: boolean;
   error: string | null;
+  /** Where the next listing of this split goes on from (ListingResult.resumeCursor); absent: from the start. */
+  resumeCursor?: string | null;
   rows: ListingRow[];
 }
 
@@ -68,7 +70,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CRAWL_LOCK_CLASS}, ${w.crawlId})`;
     const claimed = await tx.$queryRaw<{ id: number }[]>`
-      UPDATE crawl_run SET finished_at = now(), found = ${rows.length}, partial = ${w.partial}, error = ${w.error}
+      UPDATE crawl_run SET finished_at = now(), found = ${rows.length}, partial = ${w.partial}, error = ${w.error},
+        resume_cursor = ${w.resumeCursor ?? null}
       WHERE id = ${w.runId} AND finished_at IS NULL RETURNING id`;
     if (claimed.length === 0) {
       const keys = await tx.$queryRaw<{ batch_key: string }[]>`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
