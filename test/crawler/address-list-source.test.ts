@@ -39,6 +39,25 @@ describe('address list source', () => {
     expect(result).toEqual({ servers: [{ host: '127.0.0.1', queryPort: 27015, protocol: 'halflife' }, { host: '::1', queryPort: 27016, protocol: 'halflife' }], partial: false });
   });
 
+  it('mixes protocols in options.addresses: "PROTOCOL HOST:PORT" strings and { address, protocol, gamePort } objects', async () => {
+    const addresses = [
+      'quake3 127.0.0.1:27960',
+      { address: '127.0.0.2:22126', protocol: 'ase', gamePort: 22003 },
+      { address: '[::1]:27015' },
+      { address: '127.0.0.3:1', protocol: 'nope' },
+      { protocol: 'quake3' },
+      42,
+    ];
+    const result = await createAddressListSource(record({ addresses, protocol: 'halflife' })).list(split, AbortSignal.timeout(1000));
+    expect(result.servers).toEqual([
+      { host: '127.0.0.1', queryPort: 27960, protocol: 'quake3' },
+      { host: '127.0.0.2', queryPort: 22126, gamePort: 22003, protocol: 'ase' },
+      { host: '::1', queryPort: 27015, protocol: 'halflife' },
+    ]);
+    expect(result.partial).toBe(false);
+    expect(result.error).toBe('unparsable addresses: {"address":"127.0.0.3:1","protocol":"nope"}, {"protocol":"quake3"}, 42');
+  });
+
   it('reads a file the operator provides', async () => {
     const file = path.join(dir, 'servers.txt');
     await writeFile(file, 'quake3 127.0.0.1:27960\ngamespy3 127.0.0.1:29900\n');

@@ -1,12 +1,13 @@
 /**
- * A fixed list of addresses as a list source (options.addresses: ["1.2.3.4:27015", "quake3 [::1]:27960"],
- * options.file / options.url: the same, one per line; optionally options.protocol for entries without
- * one): servers added by hand, and older protocols without a master. Format: address-list-entries.ts.
+ * A fixed list of addresses as a list source (options.addresses: ["1.2.3.4:27015", "quake3 [::1]:27960",
+ * { address: "1.2.3.5:22126", protocol: "ase", gamePort: 22003 }], options.file / options.url: text, one
+ * entry per line; optionally options.protocol for entries without one): servers added by hand, and older
+ * protocols without a master, several protocols in one source. Format: address-list-entries.ts.
  */
 import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
 import { readFile } from 'node:fs/promises';
-import type { ListSource, ListingResult, SourceRecord } from '../list-source';
-import { parseAddressListText } from './address-list-entries';
+import type { ListSource, ListedServer, ListingResult, SourceRecord } from '../list-source';
+import { isProtocolId, parseAddressListEntry, parseAddressListText } from './address-list-entries';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master/quake3-master';
@@ -23,10 +24,41 @@ export function parseHostPort(text: string): { host: string; port: number } | nu
   return port >= 1 && port <= 65535 ? { host: m[1] as string, port } : null;
 }
 
+/**
+ * options.addresses in order: text entries as in a list file, objects { address, protocol?, gamePort? }
+ * (the form a JSON config writes naturally); `bad` holds what cannot be read, as written.
+ */
+function parseAddressOptions(entries: readonly unknown[], defaultProtocol: ProtocolId): { servers: ListedServer[]; bad: string[] } {
+  const servers: ListedServer[] = [];
+  const bad: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string') {
+      const parsed = parseAddressListText(entry, defaultProtocol);
+      servers.push(...parsed.servers);
+      bad.push(...parsed.bad);
+      continue;
+    }
+    const server = isRecord(entry) ? addressObjectToServer(entry, defaultProtocol) : null;
+    if (server) servers.push(server);
+    else bad.push(JSON.stringify(entry) ?? String(entry));
+  }
+  return { servers, bad };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function addressObjectToServer(entry: Record<string, unknown>, defaultProtocol: ProtocolId): ListedServer | null {
+  const { address, protocol, gamePort } = entry;
+  if (typeof address !== 'string' || /\s/.test(address.trim())) return null;
+  if (protocol !== undefined && (typeof protocol !== 'string' || !isProtocolId(protocol))) return null;
+  if (gamePort !== undefined && typeof gamePort !== 'number') return null;
+  return parseAddressListEntry(`${address}${gamePort !== undefined ? ` game=${gamePort}` : ''}`, protocol ?? defaultProtocol);
+}
+
 export function createAddressListSource(source: SourceRecord): ListSource {
   const o = (source.options ?? {}) as Record<string, unknown>;
   const protocol: ProtocolId = typeof o.protocol === 'string' && (PROTOCOL_IDS as readonly string[]).includes(o.protocol) ? (o.protocol as ProtocolId) : 'source';
-  const addresses = Array.isArray(o.addresses) ? o.addresses.filter((a): a is string => typeof a === 'string') : [];
+  const addresses: readonly unknown[] = Array.isArray(o.addresses) ? o.addresses : [];
   // options.file / options.url: a list the operator maintains, one `[PROTOCOL] HOST:PORT` per line.
   const file = typeof o.file === 'string' ? o.file : null;
   const url = typeof o.url === 'string' ? o.url : null;
@@ -36,7 +68,7 @@ export function createAddressListSource(source: SourceRecord): ListSource {
   return {
     splits: () => [{ region: -1, split: '' }],
     async list(_split, signal): Promise<ListingResult> {
-      const texts = [addresses.join('\n')];
+      const texts: string[] = [];
       try {
         if (file !== null) texts.push(await readFile(file, { encoding: 'utf8', signal }));
         if (url !== null) {
@@ -48,7 +80,10 @@ export function createAddressListSource(source: SourceRecord): ListSource {
         // An unreadable list says nothing about which servers are gone: partial, so absences do not count.
         return { servers: [], partial: true, error: `cannot read the address list ${file ?? url}: ${err instanceof Error ? err.message : String(err)}` };
       }
-      const { servers, bad } = parseAddressListText(texts.join('\n'), protocol);
+      const { servers, bad } = parseAddressOptions(addresses, protocol);
+      const fromText = parseAddressListText(texts.join('\n'), protocol);
+      servers.push(...fromText.servers);
+      bad.push(...fromText.bad);
       let partial = false;
       if (quake3Master !== null) {
         try {
