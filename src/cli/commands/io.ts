@@ -9,6 +9,19 @@ export const processIo: CommandIo = {
   err: (text) => process.stderr.write(text),
 };
 
+/** Resolves on the first SIGINT or SIGTERM (a foreground command's Ctrl-C), then stops listening for both. */
+export function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 /** "host:port", "[v6]:port" or "host" (then `defaultPort`). */
 export function parseHostPort(text: string, defaultPort: number): { host: string; port: number } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { MANAGEMENT_SERVER_PORT } from '../../protocol/defaults';
 import { isProtocolError } from '../../protocol/errors';
 import { queryManagementServer } from '../../protocol/master/management-client';
-import { type CommandIo, parseHostPort, processIo } from './io';
+import { type CommandIo, parseHostPort, processIo, untilSignal } from './io';
 
 const USAGE = `usage: gsindex management serve [--host H] [--port N]      (default 0.0.0.0:${MANAGEMENT_SERVER_PORT})
        gsindex management list HOST[:PORT] [--json] [--timeout MS]`;
@@ -21,15 +21,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   const logger = createLogger('info', 'management');
   const server = await ManagementServer.start({ host: values.host, port, logger });
   io.err(`management server listening on ${server.address.host}:${server.address.port}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilSignal();
   await server.close();
   return 0;
 }

@@ -10,7 +10,7 @@ import type { SimServerSpec } from '../../simulator/fleet-spec';
 import { makeFleet } from '../../simulator/make-fleet';
 import { REAL_MASTER_RATE_LIMIT, type SimMasterRateLimit, startSimValveMaster } from '../../simulator/master';
 import { startSimSteamWebApi } from '../../simulator/steam-web-api';
-import { type CommandIo, processIo } from './io';
+import { type CommandIo, processIo, untilSignal } from './io';
 
 const USAGE = `usage: gsindex simulate-master [--servers N] [--seed S] [--fleet FILE] [--host H] [--port P]
                                [--rate-limit PACKETS/WINDOW_MS/SILENCE_MS | --rate-limit off]
@@ -99,18 +99,6 @@ export async function runSimulateMaster(argv: string[], io: CommandIo, until: ()
     io.err(`gsindex simulate-master: ${(err as Error).message}\n`);
     return 1;
   }
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
 }
 
 export function run(argv: string[]): Promise<number> {

@@ -17,7 +17,8 @@ export function isProtocolId(text: string): text is ProtocolId {
   return (PROTOCOL_IDS as readonly string[]).includes(text);
 }
 
-function hostPort(text: string): { host: string; port: number } | null {
+/** "HOST:PORT" or "[IPv6]:PORT" (the port required, 1-65535), or null. */
+export function parseHostPort(text: string): { host: string; port: number } | null {
   const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:\s]+):(\d{1,5})$/.exec(text);
   if (!m) return null;
   const port = Number(m[2]);
@@ -38,7 +39,7 @@ export function parseAddressListEntry(line: string, defaultProtocol: ProtocolId)
     tokens = tokens.slice(1);
   }
   const [address, ...extra] = tokens;
-  const hp = hostPort(address ?? '');
+  const hp = parseHostPort(address ?? '');
   if (hp === null) return null;
   const server: ListedServer = { host: hp.host, queryPort: hp.port, protocol };
   for (const token of extra) {

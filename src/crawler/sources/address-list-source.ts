@@ -7,7 +7,7 @@
 import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
 import { readFile } from 'node:fs/promises';
 import type { ListSource, ListedServer, ListingResult, SourceRecord } from '../list-source';
-import { isProtocolId, parseAddressListEntry, parseAddressListText } from './address-list-entries';
+import { isProtocolId, parseAddressListEntry, parseAddressListText, parseHostPort } from './address-list-entries';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master/quake3-master';
@@ -15,13 +15,6 @@ import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master
 /** The operator named this master: resolving its name is fine (game server names never are). */
 async function resolveMasterHost(host: string): Promise<string> {
   return isIP(host) !== 0 ? host : (await lookup(host)).address;
-}
-
-export function parseHostPort(text: string): { host: string; port: number } | null {
-  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:]+):(\d{1,5})$/.exec(text);
-  if (!m) return null;
-  const port = Number(m[2]);
-  return port >= 1 && port <= 65535 ? { host: m[1] as string, port } : null;
 }
 
 /**
