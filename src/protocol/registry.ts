@@ -42,8 +42,9 @@ export const PROTOCOL_REGISTRY: Readonly<Record<QueryableProtocolId, ProtocolAda
     defaultQueryPort: (gamePort) => gamePort,
     queryStatus: async (address, options = {}) => {
       const result = await queryServer(address, options);
-      if (result.info === null) throw result.errors.info ?? new ProtocolError('TIMEOUT', 'no A2S_INFO answer');
-      return serverQueryToStatus(result);
+      const status = serverQueryToStatus(result);
+      if (status === null) throw result.errors.info ?? new ProtocolError('TIMEOUT', 'no A2S_INFO answer');
+      return status;
     },
   },
   quake2: legacy('quake2', async (a, o) => {

@@ -1,5 +1,6 @@
 import { createA2sQuerier } from '../../src/crawler/queriers/a2s-querier';
 import { createProtocolQuerier } from '../../src/crawler/queriers/protocol-querier';
+import { protocolAdapter } from '../../src/protocol/registry';
 import { UdpTransport } from '../../src/protocol/transport/udp-transport';
 import type { ProtocolId } from '../../src/protocol/status';
 import { startFleet } from '../../src/simulator/fleet';
@@ -28,6 +29,17 @@ describe('the crawler querier for every protocol', () => {
       const outcome = await querier.query({ serverId: i, host: spec.host, queryPort: spec.queryPort, protocol }, AbortSignal.timeout(2000));
       expect(outcome).toMatchObject({ kind: 'answered', status: { protocol, name: spec.state.name, players: spec.state.players } });
     }
+  });
+
+  it('a Source server gets the same status from the crawler as from the protocol registry (one mapping)', async () => {
+    const options = { timeoutMs: 800, retries: 1, transport };
+    const spec = fleet.specs[0]!;
+    const outcome = await createA2sQuerier(options).query({ serverId: 0, host: spec.host, queryPort: spec.queryPort, protocol: 'source' }, AbortSignal.timeout(2000));
+    const fromRegistry = await protocolAdapter('source').queryStatus({ host: spec.host, port: spec.queryPort }, options);
+    if (outcome.kind !== 'answered') throw new Error(`not answered: ${JSON.stringify(outcome)}`);
+    expect({ ...outcome.status, pingMs: null }).toEqual({ ...fromRegistry, pingMs: null });
+    expect(outcome.status.name).toBe(spec.state.name);
+    expect(Object.keys(fromRegistry)).toEqual(expect.arrayContaining(['tvPort', 'tvName', 'serverType']));
   });
 
   it('never queries a protocol that is not queried, and turns silence into a failed outcome', async () => {

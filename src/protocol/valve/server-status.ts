@@ -1,6 +1,7 @@
 /**
- * A2S answers (queryServer) → the normalised ServerStatus, so the protocol registry can treat a
- * Source server like any other. Decoded values are taken as they are; only words change.
+ * A2S answers (queryServer) → the normalised ServerStatus: the one mapping, used by the protocol registry
+ * and by the crawler's A2S querier alike. Decoded values are taken as they are; only words change, and
+ * where two readings were possible the rules below say which one holds and why.
  */
 import type { ServerStatus } from '../status';
 import type { ServerQueryResult } from './client';
@@ -8,37 +9,61 @@ import type { ServerQueryResult } from './client';
 const OS: Record<string, ServerStatus['os']> = { l: 'linux', w: 'windows', m: 'mac', o: 'mac' };
 const SERVER_TYPE: Record<string, 'dedicated' | 'listen' | 'proxy'> = { d: 'dedicated', l: 'listen', p: 'proxy' };
 
-export function serverQueryToStatus(result: ServerQueryResult): ServerStatus {
-  const info = result.info?.info;
-  const status: ServerStatus = {
-    protocol: 'source', name: '', map: '', folder: null, game: null, appId: null, gameId: null, players: 0, maxPlayers: 0, bots: null,
-    passwordProtected: null, vacSecured: null, dedicated: null, os: null, version: null, keywords: [], gamePort: null, steamId: null,
-    playerList: [], rules: [], raw: null, pingMs: result.pingMs,
+/**
+ * The low 24 bits of the 64-bit game id are the app id (the 16-bit field is 0 for many games); a game id
+ * whose low bits are 0 says nothing about the app, so the 16-bit field stands then.
+ */
+function appIdOf(appId: number, gameId: string | undefined): number {
+  if (gameId !== undefined && /^\d+$/.test(gameId)) {
+    const fromGameId = Number(BigInt(gameId) & 0xffffffn);
+    if (fromGameId > 0) return fromGameId;
+  }
+  return appId;
+}
+
+/**
+ * The status of a server that answered A2S_INFO; null when it did not (PLAYER / RULES without INFO say
+ * nothing of the server: the caller reports `result.errors.info` instead of an empty status).
+ */
+export function serverQueryToStatus(result: ServerQueryResult): ServerStatus | null {
+  if (result.info === null) return null;
+  const info = result.info.info;
+  const source = info.type === 'source' ? info : null;
+  const serverType = info.serverType.toLowerCase();
+  return {
+    protocol: 'source',
+    name: info.name,
+    map: info.map,
+    folder: info.folder,
+    game: info.game,
+    appId: source ? appIdOf(source.appId, source.gameId) : null,
+    gameId: source?.gameId ?? null,
+    players: info.players,
+    maxPlayers: info.maxPlayers,
+    bots: info.bots,
+    passwordProtected: info.visibility === 1,
+    vacSecured: info.vac === 1,
+    // A SourceTV proxy (or an unknown type byte) is neither a dedicated nor a listen server: unknown.
+    dedicated: serverType === 'd' ? true : serverType === 'l' ? false : null,
+    os: OS[info.environment.toLowerCase()] ?? null,
+    version: source?.version ?? null,
+    // Tags are filter keys: "secure, hltv" means the tags "secure" and "hltv".
+    keywords: (source?.keywords ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+    gamePort: source?.port ?? null,
+    steamId: source?.steamId ?? null,
+    playerList: (result.players?.players ?? []).map((p) => ({
+      name: p.name,
+      score: p.score,
+      durationSeconds: p.duration,
+      ...(p.deaths !== undefined ? { deaths: p.deaths } : {}),
+      ...(p.money !== undefined ? { money: p.money } : {}),
+    })),
+    rules: (result.rules?.rules ?? []).map((r) => ({ name: r.name, value: r.value })),
+    raw: null,
+    pingMs: result.pingMs,
+    serverType: SERVER_TYPE[serverType] ?? null,
+    // Always present (null without SourceTV), so every Source status has the same shape.
+    tvPort: source?.tvPort ?? null,
+    tvName: source?.tvName ?? null,
   };
-  if (info !== undefined) {
-    const serverType = info.serverType.toLowerCase();
-    Object.assign(status, {
-      name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players, maxPlayers: info.maxPlayers, bots: info.bots,
-      passwordProtected: info.visibility === 1, vacSecured: info.vac === 1, dedicated: serverType === 'd',
-      os: OS[info.environment.toLowerCase()] ?? null, serverType: SERVER_TYPE[serverType] ?? null,
-    });
-    if (info.type === 'source') {
-      Object.assign(status, {
-        appId: info.gameId !== undefined ? Number(BigInt(info.gameId) & 0xffffffn) : info.appId,
-        gameId: info.gameId ?? null, version: info.version, gamePort: info.port ?? null, steamId: info.steamId ?? null,
-        keywords: info.keywords === undefined ? [] : info.keywords.split(',').filter((k) => k !== ''),
-      });
-      if (info.tvPort !== undefined) Object.assign(status, { tvPort: info.tvPort, tvName: info.tvName ?? null });
-    }
-  }
-  if (result.players !== null) {
-    status.playerList = result.players.players.map((p) => {
-      const player: ServerStatus['playerList'][number] = { name: p.name, score: p.score, durationSeconds: p.duration };
-      if (p.deaths !== undefined) player.deaths = p.deaths;
-      if (p.money !== undefined) player.money = p.money;
-      return player;
-    });
-  }
-  if (result.rules !== null) status.rules = result.rules.rules.map((r) => ({ name: r.name, value: r.value }));
-  return status;
 }
