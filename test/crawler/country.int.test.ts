@@ -3,10 +3,14 @@
  * blocked_range table keeps the policy from querying (nothing but loopback is ever sent to: the querier
  * fails the test otherwise), a loopback simulator server, a private address and a host name. The public
  * ones get their country from the dataset, the others null, and the API's `countries` filter finds them.
+ * A management-server registration (sampled as reported, never queried) under a public address feeds the
+ * COUNTRY population rollup.
  */
+import net from 'node:net';
 import { runCrawlOnce } from '../../src/crawler/crawl-once';
 import type { Querier } from '../../src/crawler/querier';
 import { createA2sQuerier } from '../../src/crawler/queriers/a2s-querier';
+import { ManagementServer } from '../../src/management/management-server';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
@@ -100,5 +104,39 @@ describe('country from the listed IP', () => {
     await runCrawlOnce({ config, db: t.db, logger: silentLogger, sourceId: source.id, querier: loopbackOnly(asked) });
     expect(asked.every((a) => a.startsWith('127.'))).toBe(true);
     expect(await t.db.gameServer.count({ where: { country: { not: null } } })).toBe(3);
+  });
+
+  describe('population by country', () => {
+    let ms: ManagementServer;
+    let client: net.Socket;
+    afterAll(async () => {
+      client?.destroy();
+      await ms?.close();
+    });
+
+    it('a registration under a public address is rolled up under its country', async () => {
+      ms = await ManagementServer.start({ host: '127.0.0.1', port: 0 });
+      client = net.connect(ms.address.port, '127.0.0.1');
+      await new Promise((r) => client.once('connect', r));
+      const send = (m: unknown) => client.write(JSON.stringify(m) + '\n');
+      send({ command: 'msRegisterGameServer', content: { serverName: 'Bomb arena', serverAddress: '1.1.1.2', serverPort: 4000 } });
+      send({ command: 'msUpdateGameServerStats', content: { players: { current: 3, max: 4 }, isLobbyOpen: true, gameplayMode: 2 } });
+      for (let i = 0; i < 50 && ms.list()[0]?.players?.current !== 3; i++) await new Promise((r) => setTimeout(r, 20));
+
+      const source = await t.db.masterSource.create({ data: { name: 'bomber', kind: 'MANAGEMENT', host: '127.0.0.1', port: ms.address.port } });
+      const before = asked.length;
+      await runCrawlOnce({ config: loadConfig({}), db: t.db, logger: silentLogger, sourceId: source.id, querier: loopbackOnly(asked) });
+      expect(asked.length).toBe(before);
+      expect(await t.db.gameServer.findFirstOrThrow({ where: { address: '1.1.1.2' } })).toMatchObject({ country: 'AU', managementRegistered: true });
+
+      type Pop = { population: { points: Array<{ serversSeen: number; playersPeak: number }> } };
+      const query = 'query($from: DateTimeISO!, $c: String) { population(from: $from, resolution: HOUR, filter: { country: $c }) { points { serversSeen playersPeak } } }';
+      const from = new Date(Date.now() - 2 * 3600_000).toISOString();
+      const au = await api.gql<Pop>(query, { from, c: 'au' });
+      expect(au.errors).toBeUndefined();
+      expect(au.data?.population.points.some((p) => p.serversSeen === 1 && p.playersPeak === 3)).toBe(true);
+      const fr = await api.gql<Pop>(query, { from, c: 'FR' });
+      expect(fr.data?.population.points.every((p) => p.serversSeen === 0)).toBe(true);
+    });
   });
 });
