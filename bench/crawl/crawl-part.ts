@@ -4,12 +4,13 @@
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import type { BenchOptions } from '../lib/args';
 import { connect, createBenchDb } from '../lib/bench-db';
 import { repoRoot, spawnNode, stopChild } from '../lib/child';
+import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from '../lib/heap-snapshot';
 import { latestProfile, profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
 import { CpuMeter, cpuMsByName, cpuMsOf, currentRssBytes, peakRssBytes, treePids } from '../lib/procs';
 import { mib, num, seconds, table, type PartResult, type Verdict } from '../lib/report';
@@ -54,6 +55,8 @@ interface CrawlRun {
   /** Why queries failed: last_error codes of the servers, most frequent first. */
   failures: Array<{ code: string; servers: number }>;
   profile?: ProfileSummary;
+  heap?: HeapSummary;
+  heapRssBytes?: number;
 }
 
 /** The kernel's UDP counters (all sockets of the machine): datagrams dropped for a full receive buffer. */
@@ -119,7 +122,8 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       CRAWL_INTERVAL_MS: '3600000',
       ...settings,
     };
-    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : [];
+    let heapRssBytes: number | undefined;
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
     crawler = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', 'scheduler', '--role', 'worker'], { env, nodeArgs, raiseFileLimit: true });
@@ -142,6 +146,11 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       row = (await c.query('SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1')).rows[0];
       if (row && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
       if (row?.finished_at) break;
+      // Half way through, RSS is near its peak: ask the profiled crawler for a heap snapshot.
+      if (profileDir && heapRssBytes === undefined && row && row.queried >= count / 2) {
+        heapRssBytes = currentRssBytes(crawlerPid);
+        process.kill(crawlerPid, 'SIGUSR2');
+      }
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
         log(`crawl ${num(count)}: ${row ? `listed ${row.listed}, queried ${row.queried}, written ${row.written}` : 'no crawl yet'} after ${seconds(performance.now() - started, 0)}`);
@@ -175,9 +184,12 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
        ON g.address = x.address AND g.query_port = x.port WHERE g.status = 'ONLINE' AND g.name = x.name AND g.map = x.map AND g.players = x.players`,
     );
     let profile: ProfileSummary | undefined;
+    let heap: HeapSummary | undefined;
     if (profileDir) {
       const file = latestProfile(profileDir);
       if (file) profile = summariseProfile(file);
+      const snapshot = readdirSync(profileDir).find((f) => f.endsWith('.heapsnapshot'));
+      if (snapshot) heap = summariseHeapSnapshot(path.join(profileDir, snapshot));
     }
     return {
       servers: count,
@@ -206,6 +218,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       udpRcvbufErrors,
       failures,
       ...(profile ? { profile } : {}),
+      ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
     };
   } finally {
     if (crawler) await stopChild(crawler, 20_000);
@@ -297,6 +310,7 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
     '',
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
+    ...(profiled?.heap ? ['', `Why the crawler's RSS grows with the fleet (${mib(runs[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(runs[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(runs[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`, '', heapMarkdown(profiled.heap, profiled.heapRssBytes ?? NaN, `the crawler half way through the profiled ${num(profiled.servers)}-server crawl`)] : []),
     ...(profiled?.profile ? ['', profileMarkdown(profiled.profile, `the crawler during a separate ${num(profiled.servers)}-server crawl (node --cpu-prof on gsindex serve; ${seconds(profiled.wallMs, 1)} with the profiler on)`)] : []),
   ].join('\n');
   return {
