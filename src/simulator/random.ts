@@ -22,21 +22,29 @@ export function hashString(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: tiny, fast and good enough for test data. */
+/** mulberry32: tiny, fast and good enough for test data. Floats in [0, 1), the same sequence for a seed. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** mulberry32 with helpers for picking and shuffling. */
 export class Random {
-  private state: number;
+  private readonly float: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.float = mulberry32(seed);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.float();
   }
 
   /** An integer in [min, max]. */

@@ -7,19 +7,11 @@ import { playersOf } from '../../src/simulator/content';
 import { startFleet } from '../../src/simulator/fleet';
 import type { RunningFleet } from '../../src/simulator/fleet';
 import type { SimServerSpec } from '../../src/simulator/fleet-spec';
+import { capture } from '../helpers/cli-capture';
 import { sharedDir } from '../helpers/shared-dir';
 import { simSpec } from '../helpers/sim';
 import { loadLegacyCaptures } from '../protocol/legacy/capture-files';
 
-function capture() {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (t: string) => ((out += t), true) }, stderr: { write: (t: string) => ((err += t), true) } },
-    out: () => out,
-    err: () => err,
-  };
-}
 
 async function decode(argv: string[], input: string): Promise<{ code: number; out: string; err: string }> {
   const stdin = new PassThrough();

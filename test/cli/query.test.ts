@@ -2,17 +2,9 @@ import { parseTarget, run } from '../../src/cli/commands/query';
 import { playersOf, rulesOf } from '../../src/simulator/content';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import type { SimServerSpec } from '../../src/simulator/fleet-spec';
+import { capture } from '../helpers/cli-capture';
 import { simSpec } from '../helpers/sim';
 
-function capture(): { io: { stdout: { write(t: string): boolean }; stderr: { write(t: string): boolean } }; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (t: string) => ((out += t), true) }, stderr: { write: (t: string) => ((err += t), true) } },
-    out: () => out,
-    err: () => err,
-  };
-}
 
 describe('parseTarget', () => {
   it('reads HOST, HOST:PORT, [IPv6]:PORT, [IPv6] and bare IPv6', () => {

@@ -5,8 +5,6 @@
  */
 import net from 'node:net';
 import { runCrawlOnce } from '../../src/crawler/crawl-once';
-import type { Querier } from '../../src/crawler/querier';
-import { createA2sQuerier } from '../../src/crawler/queriers/a2s-querier';
 import { ManagementServer } from '../../src/management/management-server';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
@@ -15,20 +13,9 @@ import type { SimServerSpec } from '../../src/simulator/fleet-spec';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { startSimSteamWebApi, type SimSteamWebApi } from '../../src/simulator/steam-web-api';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { loopbackOnly } from '../helpers/loopback-querier';
 
 jest.setTimeout(60_000);
-
-/** The real A2S querier, refusing (as a test failure) anything but loopback: nothing else may be sent to. */
-function loopbackOnly(asked: string[]): Querier {
-  const real = createA2sQuerier({ timeoutMs: 1000, retries: 1 });
-  return {
-    query(target, signal) {
-      asked.push(`${target.host}:${target.queryPort}`);
-      if (!target.host.startsWith('127.')) throw new Error(`the crawler tried to query ${target.host}`);
-      return real.query(target, signal);
-    },
-  };
-}
 
 describe('list sources', () => {
   let t: TestDatabase;

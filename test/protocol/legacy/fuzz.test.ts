@@ -14,20 +14,9 @@ import { decodeQuakeResponse } from '../../../src/protocol/legacy/quake3';
 import { decodeQuake3MasterResponse, encodeQuake3MasterResponse } from '../../../src/protocol/master/quake3-master';
 import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
 import { ProtocolError } from '../../../src/protocol/errors';
+import { mulberry32 } from '../../../src/simulator/random';
 import { sharedDir } from '../../helpers/shared-dir';
 import { loadLegacyCaptures, packetsOf } from './capture-files';
-
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = 0x1e6ac7;
 const ITERATIONS = 100_000;
@@ -96,7 +85,7 @@ describe('legacy decoders under fuzzing', () => {
   const pool = [...(seeds.length > 0 ? seeds : fallbackSeeds), ...masterSeeds];
 
   it(`survives ${ITERATIONS} mutated datagrams (seed ${SEED})`, () => {
-    const next = rng(SEED);
+    const next = mulberry32(SEED);
     let runs = 0;
     for (let i = 0; i < ITERATIONS; i += 1) {
       const seed = pool[Math.floor(next() * pool.length)]!;
@@ -109,7 +98,7 @@ describe('legacy decoders under fuzzing', () => {
   }, 120_000);
 
   it('survives mutated multi-datagram replies through the assemblers and normalisers', () => {
-    const next = rng(SEED + 1);
+    const next = mulberry32(SEED + 1);
     for (let i = 0; i < 4000; i += 1) {
       const count = 1 + Math.floor(next() * 4);
       const packets = Array.from({ length: count }, () => mutate(next, pool[Math.floor(next() * pool.length)]!));
@@ -130,7 +119,7 @@ describe('legacy decoders under fuzzing', () => {
   }, 60_000);
 
   it('normalises every capture under light mutation without non-protocol errors', () => {
-    const next = rng(SEED + 2);
+    const next = mulberry32(SEED + 2);
     for (let i = 0; i < 3000; i += 1) {
       const packet = mutate(next, pool[Math.floor(next() * pool.length)]!);
       for (const protocol of STATUS_PROTOCOLS) check(`status ${protocol}`, [packet], () => decodeLegacyStatus(protocol, [packet]));

@@ -28,25 +28,14 @@ import {
   SplitAssembler,
   splitResponse,
 } from '../../../src/protocol';
+import { mulberry32 } from '../../../src/simulator/random';
 import { sharedDir } from '../../helpers/shared-dir';
 
 const SEED = 0x5eed2026;
 const SINGLE_ITERATIONS = 70_000;
 const SPLIT_SEQUENCES = 10_000;
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(SEED);
+const random = mulberry32(SEED);
 const int = (n: number): number => Math.floor(random() * n);
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
 const INTERESTING = [0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff, 0x41, 0x44, 0x45, 0x49, 0x6d];
