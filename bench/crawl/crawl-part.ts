@@ -1,6 +1,6 @@
 /**
  * Part 3, end-to-end crawl: a fleet of simulated servers (one `gsindex simulate` child per 10,000
- * servers, each on its own 127.0.88.x address) behind the simulated Valve master (rate limit off), crawled
+ * servers, each on its own 127.88.r.x address, r one byte per bench run) behind the simulated Valve master (rate limit off), crawled
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import IORedis from 'ioredis';
 import type { BenchOptions } from '../lib/args';
 import { connect, createBenchDb } from '../lib/bench-db';
-import { repoRoot, spawnNode, stopChild } from '../lib/child';
+import { repoRoot, RUN_OCTET, spawnNode, stopChild } from '../lib/child';
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from '../lib/heap-snapshot';
 import { latestProfile, profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
 import { CpuMeter, cpuMsByName, cpuMsOf, currentRssBytes, peakRssBytes, treePids } from '../lib/procs';
@@ -93,7 +93,7 @@ async function deletePrefix(redisUrl: string, prefix: string): Promise<void> {
 
 async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
-  const hosts = Array.from({ length: processes }, (_v, i) => `127.0.88.${i + 1}`);
+  const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
   const db = await createBenchDb('crawl');
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `gsbench${process.pid}`;
@@ -298,7 +298,7 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     { what: 'crawler peak RSS', target: '< 400 MB', measured: mib(worstRss), met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null, gap: `${mib(worstRss - TARGET_RSS_BYTES)} over` },
   ];
   const markdown = [
-    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.0.88.x address), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
+    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
       'the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. ' +
       'The crawler is the service itself, `gsindex serve --role scheduler --role worker` with its default settings (4 crawl workers, batches of 250 servers, 200 queries in flight per batch, 1,500 ms query timeout): its scheduler starts the crawl at once. ' +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',

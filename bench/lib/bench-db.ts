@@ -1,12 +1,12 @@
 /**
- * Fresh databases for the bench, never the user's: named gsindex_bench_<part>, created from scratch
+ * Fresh databases for the bench, never the user's: named gsindex_bench_<part>_<run>, created from scratch
  * (dropped first if a previous run left one), migrated with the project's own runner, dropped at the
  * end unless --keep-db.
  */
 import { Client } from 'pg';
 import path from 'node:path';
 import { migrate } from '../../src/migrate';
-import { repoRoot } from './child';
+import { repoRoot, RUN_OCTET } from './child';
 
 export interface BenchDb {
   name: string;
@@ -36,7 +36,7 @@ async function admin<T>(body: (client: Client) => Promise<T>): Promise<T> {
 
 export async function createBenchDb(part: string): Promise<BenchDb> {
   if (!/^[a-z0-9_]+$/.test(part)) throw new Error(`bad database suffix ${part}`);
-  const name = `gsindex_bench_${part}`;
+  const name = `gsindex_bench_${part}_${RUN_OCTET}`;
   await admin(async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${name}`);

@@ -124,3 +124,9 @@ export function processCost(since: NodeJS.CpuUsage): ProcessCost {
   const cpu = process.cpuUsage(since);
   return { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
+
+/**
+ * One byte that differs between bench runs on one machine (from the pid), so two runs at once use
+ * different loopback addresses and database names instead of taking each other's.
+ */
+export const RUN_OCTET = 1 + (process.pid % 250);

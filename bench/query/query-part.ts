@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { BenchOptions } from '../lib/args';
-import { benchScript, runChild } from '../lib/child';
+import { benchScript, RUN_OCTET, runChild } from '../lib/child';
 import { profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
 import { mib, num, ratio, seconds, table, type PartResult, type Verdict } from '../lib/report';
 import { ANSWERING_MIX, procCpuMs, startSimulator } from '../lib/simulator';
@@ -16,7 +16,7 @@ import type { ContenderId } from './contenders';
 const CONTENDERS: ContenderId[] = ['gamedig', 'fabricio', 'gsindex'];
 const TIMEOUT_MS = 1000;
 const ROUNDS = 2;
-const HOST = '127.0.77.1';
+const HOST = `127.77.${RUN_OCTET}.1`;
 const BASE_PORT = 20000;
 
 interface Run extends ContenderResult {
