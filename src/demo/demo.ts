@@ -6,7 +6,7 @@
  * every few seconds. The fleet's populations follow a compressed day so the charts have shape.
  */
 import net from 'node:net';
-import { startServe } from '../cli/commands/serve';
+import { startServe, type RunningServe } from '../cli/commands/serve';
 import { startFleet, type RunningFleet } from '../simulator/fleet';
 import { DEFAULT_FLEET_MIX, makeFleet } from '../simulator/make-fleet';
 import { startSimValveMaster, type SimValveMaster } from '../simulator/master';
@@ -89,7 +89,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     GSINDEX_QUEUE_PREFIX: options.env.GSINDEX_QUEUE_PREFIX ?? 'gsindex-demo',
     QUERY_TIMEOUT_MS: options.env.QUERY_TIMEOUT_MS ?? '1000',
   });
-  let service: { stop(): Promise<void> } | null = null;
+  let service: RunningServe | null = null;
   let bombermen: BombermanClient[] = [];
   try {
     service = await startServe(config, ['management', 'scheduler', 'worker', 'api'], logger);
@@ -102,7 +102,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     throw err;
   }
   return {
-    apiUrl: `http://127.0.0.1:${options.apiPort}/graphql`,
+    // The bound port: with --api-port 0 the OS picks one.
+    apiUrl: service.apiUrl ?? `http://127.0.0.1:${options.apiPort}/graphql`,
     fleet,
     master,
     async stop() {

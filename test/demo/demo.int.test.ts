@@ -30,7 +30,7 @@ describe('gsindex demo', () => {
     database = await createTestDatabase('gsindex_demo_test');
     demo = await startDemo({
       servers: 120,
-      apiPort: await freePort(),
+      apiPort: 0, // the OS picks it: apiUrl must name the bound port
       managementPort: await freePort(),
       crawlIntervalMs: 2000,
       dayMs: 60_000,
@@ -47,6 +47,7 @@ describe('gsindex demo', () => {
   }, 60_000);
 
   it('serves a populated index with history for every kind of source within a minute', async () => {
+    expect(demo.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/graphql$/);
     type Count = { servers: { totalCount: number } };
     const online = (protocols: string[]): Promise<Count> =>
       graphql<Count>(demo.apiUrl, `{ servers(first: 1, filter: { statuses: [ONLINE], protocols: ${JSON.stringify(protocols)} }) { totalCount } }`);

@@ -101,11 +101,18 @@ async function ensureLocalManagementSource(db: Db, config: Config): Promise<void
   await db.masterSource.upsert({ where: { name: 'local-management' }, create: { name: 'local-management', ...data }, update: data });
 }
 
-export async function startServe(config: Config, roles: readonly ServeRole[], logger: Logger): Promise<{ stop(): Promise<void> }> {
+/** A started `gsindex serve`: `apiUrl` is where the API listens (the bound port, so API_PORT=0 works), when it does. */
+export interface RunningServe {
+  apiUrl: string | null;
+  stop(): Promise<void>;
+}
+
+export async function startServe(config: Config, roles: readonly ServeRole[], logger: Logger): Promise<RunningServe> {
   if (config.migrateOnStart) await migrate(config.databaseUrl, { log: (line) => logger.info(line) });
   const db = createDb(config.databaseUrl);
   const metrics = new Metrics();
   const started: Stoppable[] = [];
+  let apiUrl: string | null = null;
   let queues: CrawlQueues | null = null;
   const needQueues = roles.some((r) => r === 'scheduler' || r === 'worker' || r === 'api');
   if (needQueues) queues = createCrawlQueues({ redisUrl: config.redisUrl, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
@@ -175,6 +182,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
             await redis.quit().catch(() => undefined);
           },
         });
+        apiUrl = api.url ?? null;
         logger.info({ url: api.url }, 'API listening');
       }
     }
@@ -186,6 +194,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
   }
 
   return {
+    apiUrl,
     async stop() {
       for (const s of [...started].reverse()) {
         try {
