@@ -51,7 +51,6 @@ export interface JobSink {
 export interface CrawlSettings {
   queryBatchSize: number;
   /** Queries in flight per batch job. */
-  queryConcurrency: number;
   offlineAfterFailures: number;
   delistAfterMissedCrawls: number;
   fakePortsPerIp: number;
@@ -207,7 +206,8 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
   });
   const policy = await currentPolicy(deps);
   const querySignal = signal ?? new AbortController().signal;
-  const outcomes = await mapLimit(servers, deps.settings.queryConcurrency, async (s): Promise<BatchOutcome | null> => {
+  // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
+  const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
     if (s.managementRegistered) return null;
     const verdict = policy.check(s.address);
     if (!verdict.queryable) return { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };

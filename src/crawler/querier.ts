@@ -33,3 +33,30 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(runners);
   return results;
 }
+
+/**
+ * Caps the queries in flight across everything that shares this querier (every batch job of a worker
+ * process), first come first served. Batches then overlap: while one waits for its slowest servers
+ * (a silent one costs the whole timeout), the others keep the slots busy, so a slow tail no longer
+ * idles the crawl, and the cap still bounds sockets' bursts and memory.
+ */
+export function limitInFlight(querier: Querier, limit: number): Querier {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  };
+  return {
+    async query(target, signal) {
+      if (running < limit) running += 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await querier.query(target, signal);
+      } finally {
+        release();
+      }
+    },
+  };
+}

@@ -4,7 +4,7 @@ import type { Db } from '../shared/db';
 import type { Logger } from '../shared/logger';
 import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from './crawl-jobs';
 import type { ListSourceFactory } from './list-source';
-import type { Querier } from './querier';
+import { limitInFlight, type Querier } from './querier';
 import { createA2sQuerier } from './queriers/a2s-querier';
 import { createProtocolQuerier } from './queriers/protocol-querier';
 import { createListSourceFactory } from './sources';
@@ -12,7 +12,6 @@ import { createListSourceFactory } from './sources';
 export function crawlSettingsOf(config: Config): CrawlSettings {
   return {
     queryBatchSize: config.queryBatchSize,
-    queryConcurrency: config.queryConcurrency,
     offlineAfterFailures: config.offlineAfterFailures,
     delistAfterMissedCrawls: config.delistAfterMissedCrawls,
     fakePortsPerIp: config.fakePortsPerIp,
@@ -41,7 +40,8 @@ export function buildCrawlDeps(input: {
     logger: input.logger,
     sink: input.sink,
     listSources: input.listSources ?? createListSourceFactory(input.config),
-    querier: input.querier ?? createDefaultQuerier(input.config),
+    // One cap for the whole process (QUERY_CONCURRENCY), shared by every batch job it runs.
+    querier: limitInFlight(input.querier ?? createDefaultQuerier(input.config), input.config.queryConcurrency),
     settings: crawlSettingsOf(input.config),
     ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   };
