@@ -1,6 +1,9 @@
 import { startDemo, freePort, type RunningDemo } from '../../src/demo/demo';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { dropRedisPrefix } from '../helpers/redis';
+
+const QUEUE_PREFIX = `demo-test-${process.pid}`;
 
 async function graphql<T>(url: string, query: string): Promise<T> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
@@ -34,7 +37,7 @@ describe('gsindex demo', () => {
       managementPort: await freePort(),
       crawlIntervalMs: 2000,
       dayMs: 60_000,
-      env: { DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL, GSINDEX_QUEUE_PREFIX: `demo-test-${process.pid}`, LOG_LEVEL: 'silent' },
+      env: { DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL, GSINDEX_QUEUE_PREFIX: QUEUE_PREFIX, LOG_LEVEL: 'silent' },
       logger: silentLogger,
       fleetHost: '127.0.0.91',
       fleetBasePort: 23000 + (process.pid % 1000) * 5,
@@ -44,6 +47,7 @@ describe('gsindex demo', () => {
   afterAll(async () => {
     await demo?.stop();
     await database?.drop();
+    await dropRedisPrefix(QUEUE_PREFIX);
   }, 60_000);
 
   it('serves a populated index with history for every kind of source within a minute', async () => {

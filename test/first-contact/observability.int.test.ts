@@ -3,6 +3,9 @@ import { freePort } from '../../src/demo/demo';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { dropRedisPrefix } from '../helpers/redis';
+
+const QUEUE_PREFIX = `observability-${process.pid}`;
 
 describe('operator routes of gsindex serve', () => {
   let database: TestDatabase;
@@ -16,7 +19,7 @@ describe('operator routes of gsindex serve', () => {
     const config = loadConfig({
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL,
-      GSINDEX_QUEUE_PREFIX: `observability-${process.pid}`,
+      GSINDEX_QUEUE_PREFIX: QUEUE_PREFIX,
       API_HOST: '127.0.0.1',
       API_PORT: String(port),
       GSINDEX_API_KEYS: 'operator-key',
@@ -29,6 +32,7 @@ describe('operator routes of gsindex serve', () => {
   afterAll(async () => {
     await service?.stop();
     await database?.drop();
+    await dropRedisPrefix(QUEUE_PREFIX);
   });
 
   it('answers health and readiness', async () => {
