@@ -35,10 +35,10 @@ function limits(ours: Run | undefined, gamedig: Run | undefined, profile: Profil
   const theirLatency = (concurrency * 1000) / gamedig.serversPerSecond;
   return [
     `What limits it: at a fixed concurrency, servers/s = concurrency / time each server is in flight (Little's law): ${num(oursLatency, 1)} ms for gsindex, ${num(theirLatency, 1)} ms for GameDig. ` +
-      `That time is the client's sequential round trips (INFO, PLAYER, RULES, each after its challenge: ${ours.datagramsPerServer === null ? 'n/a' : num(ours.datagramsPerServer, 2)} requests per server for gsindex; GameDig asks the same sequence) plus waiting for a CPU: ` +
+      `That time is the client's sequential round trips (INFO, PLAYER, RULES and their challenges: ${ours.datagramsPerServer === null ? 'n/a' : num(ours.datagramsPerServer, 2)} requests per server for gsindex) plus waiting for a CPU: ` +
       `gsindex needs ${num(oursCpu, 3)} CPU ms per server, GameDig ${num(theirCpu, 3)} (${ratio(theirCpu, oursCpu)} as much), and on 2 shared cores with the simulator and other work running, CPU queueing is most of the time in flight. ` +
       `Of gsindex's CPU, the profile puts ${num(sendShare, 1)} % in the UDP send call (on loopback the sending syscall also delivers the datagram to the receiver), ${num(share('garbage collector'), 1)} % in garbage collection, ${num(share('seek-bzip'), 1)} % in bzip2 decompression and ${num(share('gsindex protocol/valve') + share('gsindex protocol/transport') + share('gsindex protocol/wire'), 1)} % in gsindex's own protocol code: ` +
-      'the per-datagram cost every client pays is a large part, so CPU alone cannot make 3x; fewer round trips per server would (see below).',
+      'the per-datagram cost every client pays is a large part of what remains; round trips are already down to what the servers require (see below), and on loopback a round trip is mostly CPU queueing.',
   ].join('');
 }
 
@@ -136,8 +136,8 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
     '',
     table(['contender', 'servers/s', 'correct', 'CPU'], allRounds),
     '',
-    'Fewer round trips is where a large factor is: a server hands one client one challenge number and (in the simulator, and on most Source servers) accepts it for INFO, PLAYER and RULES alike. A client that reuses the challenge it already holds skips the `FF FF FF FF` round of PLAYER and RULES: about 3 requests per server instead of ' +
-      `${ours?.datagramsPerServer === null || ours === undefined ? '~5' : num(ours.datagramsPerServer ?? 0, 1)}, at the cost of one extra round trip when a server rejects it. That is a change to src/protocol/valve/client.ts, not measured here.`,
+    'Round trips: gsindex asks PLAYER and RULES with the challenge INFO already got (a server answers a stale one with a fresh challenge, as it answers -1, so this never costs a round), which is why it sends ' +
+      `${ours?.datagramsPerServer === null || ours === undefined ? 'fewer' : num(ours.datagramsPerServer ?? 0, 2)} requests per server here; a client that asks -1 first for each part sends about 5 on this fleet.`,
     '',
     '@fabricio-191/valve-server-query was chosen as the second peer: of the npm A2S libraries (it, steam-server-query, source-server-query) it is the only one that handles the INFO challenge, both split layouts and bzip2. Its documented use connects first (`Server(...)`, which asks INFO to learn the challenge mode) and then asks INFO, PLAYER and RULES, one socket per server: that is what it costs, so it is measured that way.',
     ...[...profiles].map(([lib, summary]) => `\n${profileMarkdown(summary, `the ${lib} contender (a separate profiled run of the same fleet, the measured section only)`)}`),
