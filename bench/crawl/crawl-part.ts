@@ -302,7 +302,7 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
       'the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. ' +
-      'The crawler is the service itself, `gsindex serve --role scheduler --role worker` with its default settings (4 crawl workers, batches of 250 servers, 200 queries in flight per batch, 1,500 ms query timeout): its scheduler starts the crawl at once. ' +
+      `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',
     '',
     table(['servers', 'wall', 'in database', 'servers/s', 'outcome', 'CPU', 'crawler peak RSS', 'rows written', 'bytes written'], rows),
