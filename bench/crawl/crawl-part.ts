@@ -6,10 +6,10 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import IORedis from 'ioredis';
 import type { BenchOptions } from '../lib/args';
 import { connect, createBenchDb } from '../lib/bench-db';
 import { repoRoot, RUN_OCTET, spawnNode, stopChild } from '../lib/child';
+import { deleteRedisPrefix } from '../../src/shared/redis-prefix';
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from '../lib/heap-snapshot';
 import { latestProfile, profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
 import { CpuMeter, cpuMsByName, cpuMsOf, currentRssBytes, peakRssBytes, treePids } from '../lib/procs';
@@ -75,20 +75,6 @@ function machineBusyMs(): number {
   const idle = (f[3] ?? 0) + (f[4] ?? 0);
   const total = f.reduce((a, b) => a + b, 0);
   return ((total - idle) * 1000) / 100;
-}
-
-async function deletePrefix(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
@@ -225,7 +211,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     await c.end().catch(() => undefined);
     await master.close();
     await sim.stop();
-    await deletePrefix(redisUrl, prefix).catch(() => undefined);
+    await deleteRedisPrefix(redisUrl, prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
   }
 }
