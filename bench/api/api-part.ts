@@ -4,7 +4,7 @@
  * page), one server's 30-day history (a different server per request), and a game's 1-year population.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../src/shared/free-port';
 import path from 'node:path';
 import type { BenchOptions } from '../lib/args';
 import { repoRoot, spawnNode, stopChild } from '../lib/child';
@@ -56,17 +56,6 @@ interface RouteResult {
   /** CPU per request at one connection: the API process, and every PostgreSQL process. */
   apiCpuMsPerRequest: number;
   postgresCpuMsPerRequest: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {

@@ -6,6 +6,7 @@
 import { Client } from 'pg';
 import path from 'node:path';
 import { migrate } from '../../src/migrate';
+import { withDatabase } from '../../src/shared/services';
 import { repoRoot, RUN_OCTET } from './child';
 
 export interface BenchDb {
@@ -16,12 +17,6 @@ export interface BenchDb {
 
 export function adminDatabaseUrl(): string {
   return process.env.BENCH_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 async function admin<T>(body: (client: Client) => Promise<T>): Promise<T> {

@@ -5,7 +5,6 @@
  * management server, and the whole service (API, scheduler, workers, management server) crawling it
  * every few seconds. The fleet's populations follow a compressed day so the charts have shape.
  */
-import net from 'node:net';
 import { startServe, type RunningServe } from '../cli/commands/serve';
 import { startFleet, type RunningFleet } from '../simulator/fleet';
 import { DEFAULT_FLEET_MIX, makeFleet } from '../simulator/make-fleet';
@@ -39,17 +38,6 @@ export interface RunningDemo {
   fleet: RunningFleet;
   master: SimValveMaster;
   stop(): Promise<void>;
-}
-
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The demo's list sources: the simulated master for A2S, one address list per older protocol. */

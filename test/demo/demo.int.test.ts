@@ -1,4 +1,5 @@
-import { startDemo, freePort, type RunningDemo } from '../../src/demo/demo';
+import { startDemo, type RunningDemo } from '../../src/demo/demo';
+import { freePort } from '../../src/shared/free-port';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { dropRedisPrefix } from '../helpers/redis';

@@ -1,5 +1,5 @@
 import { startServe } from '../../src/cli/commands/serve';
-import { freePort } from '../../src/demo/demo';
+import { freePort } from '../../src/shared/free-port';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

@@ -1,25 +1,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { freePort } from '../../src/shared/free-port';
 import { resolveServices, ServiceError, canQueryPostgres, canPingRedis } from '../../src/shared/services';
 
 const execFileAsync = promisify(execFile);
 const script = path.resolve(__dirname, '..', '..', 'scripts', 'with-services.js');
 
 const quiet = { info: () => undefined };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('resolveServices', () => {
   it('names DATABASE_URL when it is set but nothing answers there', async () => {

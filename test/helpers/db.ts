@@ -6,14 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrate } from '../../src/migrate';
 import { createDb, type Db } from '../../src/shared/db';
+import { withDatabase } from '../../src/shared/services';
 
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
 
 async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: withDatabase(TEST_SERVER_URL, 'postgres') });

@@ -5,7 +5,8 @@
  */
 import net from 'node:net';
 import { parseArgs } from 'node:util';
-import { freePort, startDemo } from '../../demo/demo';
+import { startDemo } from '../../demo/demo';
+import { freePort } from '../../shared/free-port';
 import { loadConfig } from '../../shared/config';
 import { createLogger } from '../../shared/logger';
 import { processIo, type CommandIo } from './io';
