@@ -12,10 +12,14 @@ import { startSimValveMaster, type SimValveMaster } from '../../src/simulator/ma
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { makeListTestFleet } from '../helpers/master-fleet';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const EUROPE = 3;
-const SILENCE_MS = 300;
+// The listing's per-request timeout is what cuts a crawl short once the master goes silent, so it must be
+// generous enough that a loaded machine still gets the answered packets in time (100 ms was not: the first
+// crawl sometimes found nothing), and shorter than the silence, so the silent request times out inside it.
+const MASTER_TIMEOUT_MS = 1_500;
+const SILENCE_MS = 2_500;
 const fleet = makeListTestFleet(900); // 100 servers in each of the 9 region codes
 const inEurope = fleet.filter((s) => s.region === EUROPE).map((s) => `${s.host}:${s.queryPort}`).sort();
 const noQueries: Querier = { query: () => Promise.resolve({ kind: 'failed', code: 'TIMEOUT' }) };
@@ -36,7 +40,7 @@ describe('Valve master listing resumed across crawls', () => {
     const source = await t.db.masterSource.create({
       data: { name: 'valve-limited', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, regions: [EUROPE], options: { requestsPerMinute: 0, retries: 0 } },
     });
-    const config = loadConfig({ MASTER_TIMEOUT_MS: '100', JOB_BACKOFF_MS: '0' });
+    const config = loadConfig({ MASTER_TIMEOUT_MS: String(MASTER_TIMEOUT_MS), JOB_BACKOFF_MS: '0' });
     const runs: { found: number; partial: boolean; error: string | null; resumeCursor: string | null }[] = [];
     for (let crawl = 0; crawl < 6; crawl++) {
       await new Promise((resolve) => setTimeout(resolve, SILENCE_MS + 50)); // let the master's silence pass
