@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-npm run build
+node scripts/build-if-stale.js
 exec node scripts/with-services.js --database gsindex_demo -- node bin/gsindex.js demo "$@"

@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-npm run build
+node scripts/build-if-stale.js
 exec node scripts/with-services.js --database gsindex -- node bin/gsindex.js serve "$@"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
-npm run build
+node scripts/build-if-stale.js
 npx tsc -p tsconfig.check.json
 npx eslint src test
 node scripts/with-services.js -- npx jest --ci "$@"
