@@ -77,50 +77,19 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       const keys = await tx.$queryRaw<{ batch_key: string }[]>`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
-    const input = JSON.stringify(
-      rows.map((r, i) => ({
-        address: cleanText(r.address),
-        ip: r.ip,
-        country: countries[i] ?? null,
-        query_port: r.queryPort,
-        game_port: r.gamePort,
-        region: r.region,
-        protocol: r.protocol,
-        not_queryable: r.notQueryable,
-        is_relay: r.isRelay,
-        managed: r.managed,
-      })),
-    );
-    // Servers listed earlier in this same crawl (another region: 0xFF lists the whole world).
-    const [before] = await tx.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM game_server g
-      JOIN jsonb_to_recordset(${input}::jsonb) AS x(address text, query_port int) ON g.address = x.address AND g.query_port = x.query_port
-      WHERE g.last_listed_at >= ${w.crawlAt}`;
-    const upserted = await tx.$queryRaw<{ id: number; address: string; query_port: number; not_queryable: boolean; management_registered: boolean }[]>`
-      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
-        management_registered, source_id, last_listed_at, status, updated_at)
-      SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
-        x.managed, ${w.sourceId}, now(), 'UNKNOWN', now()
-      FROM jsonb_to_recordset(${input}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
-        region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
-      ON CONFLICT (address, query_port) DO UPDATE SET
-        ip = EXCLUDED.ip,
-        country = EXCLUDED.country,
-        game_port = COALESCE(EXCLUDED.game_port, g.game_port),
-        region = CASE WHEN EXCLUDED.region IS NULL THEN g.region
-                      WHEN EXCLUDED.region = 255 THEN COALESCE(g.region, 255)
-                      ELSE EXCLUDED.region END,
-        protocol = EXCLUDED.protocol,
-        not_queryable = EXCLUDED.not_queryable,
-        is_relay = EXCLUDED.is_relay,
-        management_registered = EXCLUDED.management_registered,
-        source_id = EXCLUDED.source_id,
-        last_listed_at = now(),
-        missed_listings = 0,
-        status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
-        updated_at = now()
-      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
-
+    const input: ListedInput[] = rows.map((r, i) => ({
+      address: cleanText(r.address),
+      ip: r.ip,
+      country: countries[i] ?? null,
+      query_port: r.queryPort,
+      game_port: r.gamePort,
+      region: r.region,
+      protocol: r.protocol,
+      not_queryable: r.notQueryable,
+      is_relay: r.isRelay,
+      managed: r.managed,
+    }));
+    const { upserted, before } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
     const byKey = new Map(rows.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
     const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
     const queryable: number[] = [];
@@ -163,7 +132,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids int[])
         ON CONFLICT DO NOTHING`;
     }
-    const newlyListed = rows.length - (before?.n ?? 0);
+    const newlyListed = rows.length - before;
     await tx.$executeRaw`
       UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written},
         answered = answered + ${managed.length}, partial = partial OR ${w.partial}
@@ -171,6 +140,112 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     if (managed.length > 0) await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
   }, TX_OPTIONS);
+}
+
+interface ListedInput {
+  address: string;
+  ip: string | null;
+  country: string | null;
+  query_port: number;
+  game_port: number | null;
+  region: number | null;
+  protocol: string;
+  not_queryable: boolean;
+  is_relay: boolean;
+  managed: boolean;
+}
+
+interface UpsertedRow {
+  id: number;
+  address: string;
+  query_port: number;
+  not_queryable: boolean;
+  management_registered: boolean;
+}
+
+const keyOf = (address: string, queryPort: number): string => `${address}\u0000${queryPort}`;
+
+/** Rounds of update-then-insert before giving up: a second round only follows a concurrent insert of the same server. */
+const UPSERT_ROUNDS = 5;
+
+/**
+ * The listed servers' rows, without drawing an id for a server that already has one: an
+ * `INSERT ... ON CONFLICT DO UPDATE` draws a sequence value for every row it is given, existing or not,
+ * which burned about two ids per server per crawl (issue 11). So: lock and update the rows that exist,
+ * then insert only the missing ones (ON CONFLICT DO NOTHING: a concurrent listing may insert the same
+ * server first; its row is then updated in the next round). Row locks are taken in one order,
+ * (address, query_port) in the "C" collation, so two listings of overlapping fleets cannot deadlock.
+ *
+ * Returns the rows written (updated or inserted) and how many of them this crawl had listed already.
+ */
+async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: UpsertedRow[]; before: number }> {
+  const upserted: UpsertedRow[] = [];
+  let before = 0;
+  let pending = input;
+  for (let round = 0; round < UPSERT_ROUNDS && pending.length > 0; round++) {
+    const json = JSON.stringify(pending);
+    const existing = await tx.$queryRaw<{ id: number | bigint; address: string; query_port: number; management_registered: boolean; listed_before: boolean }[]>`
+      SELECT g.id, g.address, g.query_port, g.management_registered, (g.last_listed_at >= ${crawlAt}) AS listed_before
+      FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
+        ON g.address = x.address AND g.query_port = x.query_port
+      ORDER BY g.address COLLATE "C", g.query_port
+      FOR UPDATE OF g`;
+    const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
+    const updates: (ListedInput & { id: number })[] = [];
+    const settled = new Set<string>();
+    for (const e of existing) {
+      const key = keyOf(e.address, e.query_port);
+      const r = byKey.get(key);
+      if (!r) continue;
+      settled.add(key);
+      const id = Number(e.id);
+      if (e.listed_before) before++;
+      updates.push({ ...r, id });
+    }
+    if (updates.length > 0) {
+      const rows = await tx.$queryRaw<UpsertedRow[]>`
+        UPDATE game_server AS g SET
+          ip = x.ip,
+          country = x.country,
+          game_port = COALESCE(x.game_port, g.game_port),
+          region = CASE WHEN x.region IS NULL THEN g.region
+                        WHEN x.region = 255 THEN COALESCE(g.region, 255)
+                        ELSE x.region END,
+          protocol = x.protocol,
+          not_queryable = x.not_queryable,
+          is_relay = x.is_relay,
+          management_registered = x.managed,
+          source_id = ${sourceId},
+          last_listed_at = now(),
+          missed_listings = 0,
+          status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
+          updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS x(id bigint, ip inet, country text, game_port int,
+          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+        WHERE g.id = x.id
+        RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+      upserted.push(...rows);
+    }
+    const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
+    pending = [];
+    if (missing.length === 0) break;
+    const inserted = await tx.$queryRaw<UpsertedRow[]>`
+      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
+        management_registered, source_id, last_listed_at, status, updated_at)
+      SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
+        x.managed, ${sourceId}, now(), 'UNKNOWN', now()
+      FROM jsonb_to_recordset(${JSON.stringify(missing)}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
+        region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+      ORDER BY x.address COLLATE "C", x.query_port
+      ON CONFLICT (address, query_port) DO NOTHING
+      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+    upserted.push(...inserted);
+    // What another transaction inserted meanwhile (its commit ended our wait on the conflict) is updated next round.
+    const done = new Set(inserted.map((r) => keyOf(r.address, r.query_port)));
+    pending = missing.filter((r) => !done.has(keyOf(r.address, r.query_port)));
+  }
+  if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
+  return { upserted: upserted.map((u) => ({ ...u, id: Number(u.id) })), before };
 }
 
 function reportedToStatus(r: ReportedState): ServerStatus {
