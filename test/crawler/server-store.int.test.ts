@@ -29,7 +29,7 @@ describe('server store', () => {
     });
     for (const key of listing.batchKeys) {
       const batch = await t.db.crawlBatch.findUniqueOrThrow({ where: { crawlId_batchKey: { crawlId: c.id, batchKey: key } } });
-      const outcomes = batch.serverIds.map((id) =>
+      const outcomes = batch.serverIds.map(Number).map((id) =>
         outcome(id) === 'ok'
           ? { serverId: id, kind: 'answered' as const, status: makeStatus({ name: `s${id}`, players: id % 7 }), pingMs: 5 }
           : { serverId: id, kind: 'failed' as const, code: 'TIMEOUT' },
@@ -63,7 +63,7 @@ describe('server store', () => {
   });
 
   it('N failures make a server OFFLINE with its last state kept; M missed listings DELIST it', async () => {
-    const victim = (await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).id;
+    const victim = Number((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).id);
     await crawl('b', [27015, 27016, 27017], (id) => (id === victim ? 'fail' : 'ok'));
     let s = await t.db.gameServer.findUniqueOrThrow({ where: { id: victim } });
     expect(s).toMatchObject({ status: 'ONLINE', consecutiveFailures: 1, lastError: 'TIMEOUT' });

@@ -9,6 +9,7 @@
  */
 import type { ServerStatus } from '../../protocol/status';
 import type { Db } from '../../shared/db';
+import { toId } from '../../shared/ids';
 import { countryOfIp } from '../geo/country-lookup';
 import type { ReportedState } from '../list-source';
 import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
@@ -117,8 +118,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null })), true);
     }
 
-    const inCrawl = await tx.$queryRaw<{ id: number }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
-    const planned = new Set(inCrawl.map((r) => r.id));
+    const inCrawl = await tx.$queryRaw<{ id: bigint }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
+    const planned = new Set(inCrawl.map((r) => toId(r.id)));
     const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
     const batches: { key: string; ids: number[] }[] = [];
     for (let i = 0; i < fresh.length; i += w.batchSize) {
@@ -129,7 +130,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       await tx.$executeRaw`
         INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
         SELECT ${w.crawlId}, x.batch_key, ${w.runId}, x.server_ids
-        FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids int[])
+        FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids bigint[])
         ON CONFLICT DO NOTHING`;
     }
     const newlyListed = rows.length - before;
@@ -156,7 +157,8 @@ interface ListedInput {
 }
 
 interface UpsertedRow {
-  id: number;
+  /** bigint as read; a number once upsertListed returns it. */
+  id: number | bigint;
   address: string;
   query_port: number;
   not_queryable: boolean;
@@ -178,7 +180,7 @@ const UPSERT_ROUNDS = 5;
  *
  * Returns the rows written (updated or inserted) and how many of them this crawl had listed already.
  */
-async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: UpsertedRow[]; before: number }> {
+async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number })[]; before: number }> {
   const upserted: UpsertedRow[] = [];
   let before = 0;
   let pending = input;
@@ -198,7 +200,7 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
       const r = byKey.get(key);
       if (!r) continue;
       settled.add(key);
-      const id = Number(e.id);
+      const id = toId(e.id);
       if (e.listed_before) before++;
       updates.push({ ...r, id });
     }
@@ -245,7 +247,7 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
     pending = missing.filter((r) => !done.has(keyOf(r.address, r.query_port)));
   }
   if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
-  return { upserted: upserted.map((u) => ({ ...u, id: Number(u.id) })), before };
+  return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id) })), before };
 }
 
 function reportedToStatus(r: ReportedState): ServerStatus {
@@ -341,7 +343,7 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
       last_queried_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_queried_at ELSE now() END,
       last_answered_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_answered_at ELSE now() END,
       updated_at = now()
-    FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, name text, map text, folder text, game text, app_id int,
+    FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text)
@@ -378,7 +380,7 @@ async function insertSamples(tx: Tx, crawlId: number, crawlAt: Date, samples: Sa
   return tx.$executeRaw`
     INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
     SELECT s.id, ${crawlAt}, ${crawlId}, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
-    FROM jsonb_to_recordset(${input}::jsonb) AS s(id int, online boolean, players smallint, bots smallint,
+    FROM jsonb_to_recordset(${input}::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
       max_players smallint, map text, ping_ms smallint)
     ON CONFLICT DO NOTHING`;
 }
@@ -439,14 +441,14 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
           status = CASE WHEN g.status <> 'DELISTED' AND g.consecutive_failures + 1 >= ${w.offlineAfterFailures}
                         THEN 'OFFLINE'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, code text)
+        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, code text)
         WHERE g.id = u.id`;
     }
     if (refused.length > 0) {
       const input = JSON.stringify(refused);
       await tx.$executeRaw`
         UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay, updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, is_relay boolean) WHERE g.id = u.id`;
+        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`;
     }
     const written = await insertSamples(tx, w.crawlId, w.crawlAt, samples);
     await tx.$executeRaw`
