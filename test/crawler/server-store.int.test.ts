@@ -177,6 +177,43 @@ describe('listing ids', () => {
   });
 });
 
+describe('registrations of listed addresses', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  async function list(key: string, sourceId: number, rows: ListingRow[]) {
+    const c = await openCrawl(t.db, { key, sourceId, startedAt: new Date(), splits: [{ region: -1, split: '' }] });
+    await ensureSamplePartition(t.db, c.startedAt);
+    const [run] = await listRuns(t.db, c.id);
+    return recordListing(t.db, { crawlId: c.id, crawlAt: c.startedAt, runId: run!.id, sourceId, label: 'all-0', batchSize: 10, partial: false, error: null, rows });
+  }
+
+  it('a crawled listing takes over a registration and clears what it reported; a registration never changes a crawled row', async () => {
+    const crawled = (await t.db.masterSource.create({ data: { name: 'list', kind: 'ADDRESS_LIST', host: '127.0.0.1' } })).id;
+    const management = (await t.db.masterSource.create({ data: { name: 'mgmt', kind: 'MANAGEMENT', host: '127.0.0.1' } })).id;
+    const registration = row(27015, { managed: true, notQueryable: true, protocol: 'bomberman', region: null, reported: { name: 'HIJACKED', players: 4, maxPlayers: 4 } });
+
+    await list('m1', management, [registration]);
+    const before = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27015 } });
+    expect(before).toMatchObject({ managementRegistered: true, name: 'HIJACKED', players: 4, status: 'ONLINE', sourceId: management });
+
+    const taken = await list('l1', crawled, [row(27015)]);
+    expect(taken.batchKeys).toEqual(['all-0-0']);
+    const after = await t.db.gameServer.findUniqueOrThrow({ where: { id: before.id } });
+    expect(after).toMatchObject({ managementRegistered: false, notQueryable: false, protocol: 'source', sourceId: crawled, name: null, players: 0, maxPlayers: 0, status: 'UNKNOWN', lastAnsweredAt: null });
+
+    const samples = await t.db.serverSample.count();
+    const again = await list('m2', management, [registration]);
+    expect(again.found).toBe(1);
+    expect(await t.db.gameServer.findUniqueOrThrow({ where: { id: before.id } })).toEqual(after);
+    expect(await t.db.gameServer.count()).toBe(1);
+    expect(await t.db.serverSample.count()).toBe(samples);
+  });
+});
+
 describe('stale crawls', () => {
   let t: TestDatabase;
   beforeAll(async () => {

@@ -178,6 +178,15 @@ const UPSERT_ROUNDS = 5;
  * server first; its row is then updated in the next round). Row locks are taken in one order,
  * (address, query_port) in the "C" collation, so two listings of overlapping fleets cannot deadlock.
  *
+ * A management registration never changes a row that another source lists (issue 12): it may update only
+ * a row that is itself a registration, or create one. Of the designs that keep the crawled record, this
+ * one changes the least: the address stays one row, so every list, lookup and aggregate of the API (and
+ * the rollups) shows the crawled server and counts it once without a filter of its own; a second row per
+ * address (or a registration table) would need each of them to pick the crawled one. The registration
+ * itself stays where it lives, in its management server, listed again at each crawl of that source. A
+ * crawled listing that finds a registration row takes it over and clears what the registration reported,
+ * so nothing it claimed shows under the crawled server before that server answers.
+ *
  * Returns the rows written (updated or inserted) and how many of them this crawl had listed already.
  */
 async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number })[]; before: number }> {
@@ -195,13 +204,17 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
     const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
     const updates: (ListedInput & { id: number })[] = [];
     const settled = new Set<string>();
+    const takenOver: number[] = [];
     for (const e of existing) {
       const key = keyOf(e.address, e.query_port);
       const r = byKey.get(key);
       if (!r) continue;
       settled.add(key);
+      // A registration of an address another source lists: that source's row stays as it is.
+      if (r.managed && !e.management_registered) continue;
       const id = toId(e.id);
       if (e.listed_before) before++;
+      if (!r.managed && e.management_registered) takenOver.push(id);
       updates.push({ ...r, id });
     }
     if (updates.length > 0) {
@@ -228,6 +241,7 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
         RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
       upserted.push(...rows);
     }
+    if (takenOver.length > 0) await clearReportedState(tx, takenOver);
     const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
     pending = [];
     if (missing.length === 0) break;
@@ -248,6 +262,17 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
   }
   if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
   return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id) })), before };
+}
+
+/** Registration rows a crawled listing took over: what the registrations reported goes; the crawl's query fills the row again. */
+async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
+      players = 0, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
+      server_type = NULL, os = NULL, version = NULL, keywords = '{}', steam_id = NULL, tv_port = NULL, tv_name = NULL,
+      ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, player_names = '',
+      status = 'UNKNOWN', consecutive_failures = 0, last_error = NULL, last_queried_at = NULL, last_answered_at = NULL
+    WHERE id = ANY(${ids}::bigint[])`;
 }
 
 function reportedToStatus(r: ReportedState): ServerStatus {
