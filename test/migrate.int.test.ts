@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { migrate, MIGRATIONS_DIR, readMigrations } from '../src/migrate';
 import { createTestDatabase, type TestDatabase } from './helpers/db';
+import { startTestApi, type TestApi } from './graphql/helpers/api';
 
 describe('migrate', () => {
   let t: TestDatabase;
@@ -41,5 +43,82 @@ describe('migrate', () => {
     expect(server.status).toBe('UNKNOWN');
     const found = await t.db.gameServer.findMany({ where: { keywords: { hasEvery: ['a'] } } });
     expect(found.map((s) => s.id)).toEqual([server.id]);
+  });
+});
+
+describe('migration 20261124000000_bigint_ids', () => {
+  const BIGINT_MIGRATION = '20261124000000_bigint_ids';
+  let t: TestDatabase;
+  let api: TestApi | undefined;
+  let oldDir: string;
+  beforeAll(async () => {
+    // A database at the migration before: every migration folder up to (not including) this one.
+    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    for (const m of readMigrations().filter((x) => x.name < BIGINT_MIGRATION)) {
+      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
+    }
+    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await t?.drop();
+    rmSync(oldDir, { recursive: true, force: true });
+  });
+
+  const columnType = async (table: string, column: string) =>
+    (await t.db.$queryRaw<{ t: string }[]>`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = ${table}::regclass AND attname = ${column}`)[0]?.t;
+
+  it('widens every crawl-grown id to bigint, keeping ids, references and API cursors valid', async () => {
+    expect(await columnType('game_server', 'id')).toBe('integer');
+    // Rows at the old migration: five servers with a crawl, a run, a planned batch, samples and day rows.
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO master_source (name, kind, host, updated_at) VALUES ('s', 'VALVE_UDP', '127.0.0.1', now());
+      INSERT INTO game_server (address, ip, query_port, players, name, status, source_id)
+        SELECT '127.0.0.1', '127.0.0.1', 27000 + i, i * 10, 'server ' || i, 'ONLINE', 1 FROM generate_series(1, 5) AS i;
+      INSERT INTO crawl (key, source_id, started_at) VALUES ('s-1', 1, '2026-11-20T00:00:00Z');
+      INSERT INTO crawl_run (crawl_id, region) VALUES (1, 3);
+      INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids) VALUES (1, 'r3-0-0', 1, ARRAY[1, 2, 3, 4, 5]);
+      CREATE TABLE server_sample_p20261120 PARTITION OF server_sample FOR VALUES FROM ('2026-11-20') TO ('2026-11-21');
+      INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players)
+        SELECT id, '2026-11-20T00:00:00Z', 1, true, players, 32 FROM game_server;
+      INSERT INTO server_day (game_server_id, day, samples) SELECT id, '2026-11-20', 1 FROM game_server;`);
+    const ids = (await t.db.$queryRaw<{ id: number }[]>`SELECT id FROM game_server ORDER BY players DESC`).map((r) => Number(r.id));
+    // The cursor the API handed out for the second row under the default ordering (players, descending):
+    // base64url(JSON [order, sort value, id]) as src/graphql/common/cursor.ts has always encoded it.
+    const cursor = Buffer.from(JSON.stringify(['players:DESC', 40, ids[1]]), 'utf8').toString('base64url');
+
+    expect(await migrate(t.url)).toMatchObject({ applied: [BIGINT_MIGRATION] });
+
+    for (const [table, column] of [
+      ['game_server', 'id'], ['crawl', 'id'], ['crawl_run', 'id'], ['crawl_run', 'crawl_id'], ['crawl_batch', 'crawl_id'], ['crawl_batch', 'run_id'],
+      ['server_sample', 'game_server_id'], ['server_sample', 'crawl_id'], ['server_sample_p20261120', 'game_server_id'], ['server_day', 'game_server_id'],
+    ] as const) {
+      expect([table, column, await columnType(table, column)]).toEqual([table, column, 'bigint']);
+    }
+    expect(await columnType('crawl_batch', 'server_ids')).toBe('bigint[]');
+    const seqs = await t.db.$queryRaw<{ sequencename: string; data_type: string; max_value: bigint }[]>`
+      SELECT sequencename, data_type::text, max_value FROM pg_sequences WHERE sequencename IN ('game_server_id_seq', 'crawl_id_seq', 'crawl_run_id_seq') ORDER BY 1`;
+    expect(seqs.map((s) => [s.sequencename, s.data_type, s.max_value])).toEqual([
+      ['crawl_id_seq', 'bigint', 9223372036854775807n], ['crawl_run_id_seq', 'bigint', 9223372036854775807n], ['game_server_id_seq', 'bigint', 9223372036854775807n],
+    ]);
+    // Ids and references are what they were.
+    expect((await t.db.gameServer.findMany({ orderBy: { players: 'desc' } })).map((s) => Number(s.id))).toEqual(ids);
+    expect((await t.db.crawlBatch.findFirstOrThrow()).serverIds.map(Number)).toEqual([1, 2, 3, 4, 5]);
+    expect(await t.db.serverSample.count()).toBe(5);
+
+    // The cursor from before the migration pages on from where it was.
+    api = await startTestApi({ db: t.db });
+    const page = await api.gql<{ servers: { nodes: { id: number; players: number }[]; pageInfo: { hasNextPage: boolean } } }>(
+      `query ($after: String) { servers(first: 2, after: $after) { nodes { id players } pageInfo { hasNextPage } } }`, { after: cursor });
+    expect(page.errors).toBeUndefined();
+    expect(page.data?.servers.nodes).toEqual([{ id: ids[2], players: 30 }, { id: ids[3], players: 20 }]);
+    expect(page.data?.servers.pageInfo.hasNextPage).toBe(true);
+
+    // The sequences go on past 2^31, and the references hold such ids.
+    await t.db.$executeRaw`SELECT setval('game_server_id_seq', 3000000000)`;
+    const [big] = await t.db.$queryRaw<{ id: bigint }[]>`INSERT INTO game_server (address, query_port) VALUES ('127.0.0.9', 27015) RETURNING id`;
+    expect(big?.id).toBe(3000000001n);
+    await t.db.$executeRaw`INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players) VALUES (${big?.id}, '2026-11-20T01:00:00Z', 1, true, 1, 2)`;
+    await expect(t.db.$executeRaw`INSERT INTO server_day (game_server_id, day) VALUES (4000000000, '2026-11-20')`).rejects.toThrow(/foreign key/);
   });
 });

@@ -22,6 +22,7 @@ import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
 import type { AllowEntry } from '../shared/config';
+import { toId } from '../shared/ids';
 
 export interface ListRunJob {
   crawlId: number;
@@ -209,12 +210,13 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
     if (s.managementRegistered) return null;
+    const serverId = toId(s.id);
     const verdict = policy.check(s.address);
-    if (!verdict.queryable) return { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };
-    const outcome = await deps.querier.query({ serverId: s.id, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, querySignal);
+    if (!verdict.queryable) return { serverId, kind: 'refused', isRelay: verdict.reason === 'relay' };
+    const outcome = await deps.querier.query({ serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, querySignal);
     return outcome.kind === 'answered'
-      ? { serverId: s.id, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
-      : { serverId: s.id, kind: 'failed', code: outcome.code };
+      ? { serverId, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
+      : { serverId, kind: 'failed', code: outcome.code };
   });
   if (signal?.aborted) throw new Error('query batch aborted before its results were written; it will be retried');
   const result = await writeBatchOutcomes(deps.db, {
@@ -284,13 +286,14 @@ export async function requeryServer(deps: CrawlDeps, job: RequeryServerJob, sign
     select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
   });
   if (!s || s.managementRegistered) return;
+  const serverId = toId(s.id);
   const verdict = (await currentPolicy(deps)).check(s.address);
   let outcome: BatchOutcome;
   if (!verdict.queryable) {
-    outcome = { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };
+    outcome = { serverId, kind: 'refused', isRelay: verdict.reason === 'relay' };
   } else {
-    const result = await deps.querier.query({ serverId: s.id, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, signal ?? new AbortController().signal);
-    outcome = result.kind === 'answered' ? { serverId: s.id, kind: 'answered', status: result.status, pingMs: result.pingMs } : { serverId: s.id, kind: 'failed', code: result.code };
+    const result = await deps.querier.query({ serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, signal ?? new AbortController().signal);
+    outcome = result.kind === 'answered' ? { serverId, kind: 'answered', status: result.status, pingMs: result.pingMs } : { serverId, kind: 'failed', code: result.code };
   }
   await writeServerOutcome(deps.db, outcome, deps.settings.offlineAfterFailures);
 }

@@ -5,6 +5,7 @@
 import DataLoader from 'dataloader';
 import type { Crawl, CrawlRun, MasterSource } from '../generated/prisma/client';
 import type { Db } from '../shared/db';
+import { toId } from '../shared/ids';
 import { HistoryRangeError, readServerHistories, type HistoryPoint as StorePoint } from '../crawler/store/history-store';
 import { BadUserInputError } from './errors';
 import type { HistoryPlan } from './history/history-plan';
@@ -59,7 +60,7 @@ export function createLoaders(db: Db, rawDays: number) {
       const parsed = keys.map((k) => k.split(':').map(Number) as [number, number]);
       const most = Math.max(...parsed.map(([, n]) => n));
       const ids = [...new Set(parsed.map(([id]) => id))];
-      const rows = await db.$queryRaw<Array<{ id: number }>>`
+      const rows = await db.$queryRaw<Array<{ id: bigint }>>`
         SELECT id FROM (
           SELECT c.id, row_number() OVER (PARTITION BY c.source_id ORDER BY c.started_at DESC, c.id DESC) AS n
           FROM crawl c WHERE c.source_id = ANY(${ids}::int[])
@@ -69,7 +70,7 @@ export function createLoaders(db: Db, rawDays: number) {
     }),
     runsByCrawl: new DataLoader<number, CrawlRun[]>(async (ids) => {
       const rows = await db.crawlRun.findMany({ where: { crawlId: { in: [...ids] } }, orderBy: [{ region: 'asc' }, { split: 'asc' }] });
-      return ids.map((id) => rows.filter((r) => r.crawlId === id));
+      return ids.map((id) => rows.filter((r) => toId(r.crawlId) === id));
     }),
     history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db, rawDays), { cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}` }),
   };

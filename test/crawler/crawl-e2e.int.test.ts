@@ -111,7 +111,7 @@ describe('crawl end to end', () => {
     await enqueueCrawl(queues, sourceId, now);
     const key = crawlKeyOf('sim-master', now);
     const crawl = await waitFor('the crawl to finish', () => t.db.crawl.findFirst({ where: { key, finishedAt: { not: null } } }));
-    return crawl.id;
+    return Number(crawl.id);
   }
 
   it('indexes every server of every region, with its state', async () => {

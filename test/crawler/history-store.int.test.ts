@@ -14,8 +14,8 @@ describe('history store', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    a = (await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 1, appId: 730, folder: 'csgo', region: 3 } })).id;
-    b = (await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 2, appId: 730, folder: 'csgo', region: 1 } })).id;
+    a = Number((await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 1, appId: 730, folder: 'csgo', region: 3 } })).id);
+    b = Number((await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 2, appId: 730, folder: 'csgo', region: 1 } })).id);
     await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 3, appId: 730, suspectedFake: true } });
     // 12 crawls an hour for 3 hours (00:00-03:00). a: online, players = hour*10 + k, map de_dust2 then de_inferno at hour 2.
     // b: online only in even crawls with 4 players.

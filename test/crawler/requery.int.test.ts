@@ -25,13 +25,13 @@ describe('requeryServer', () => {
     const spec = fleet.specs[0]!;
     const deps = buildCrawlDeps({ config: loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8', QUERY_TIMEOUT_MS: '1000' }), db: t.db, logger: silentLogger, sink: noSink });
     const live = await t.db.gameServer.create({ data: { address: spec.host, queryPort: spec.queryPort } });
-    await requeryServer(deps, { serverId: live.id });
+    await requeryServer(deps, { serverId: Number(live.id) });
     expect(await t.db.gameServer.findUniqueOrThrow({ where: { id: live.id } })).toMatchObject({ status: 'ONLINE', name: spec.state.name });
     expect(await t.db.serverSample.count()).toBe(0);
 
     const strict = buildCrawlDeps({ config: loadConfig({}), db: t.db, logger: silentLogger, sink: noSink });
     const other = await t.db.gameServer.create({ data: { address: '127.0.0.1', queryPort: 9 } });
-    await requeryServer(strict, { serverId: other.id });
+    await requeryServer(strict, { serverId: Number(other.id) });
     expect(await t.db.gameServer.findUniqueOrThrow({ where: { id: other.id } })).toMatchObject({ notQueryable: true, status: 'UNKNOWN', lastQueriedAt: null });
   });
 });

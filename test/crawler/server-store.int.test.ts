@@ -29,7 +29,7 @@ describe('server store', () => {
     });
     for (const key of listing.batchKeys) {
       const batch = await t.db.crawlBatch.findUniqueOrThrow({ where: { crawlId_batchKey: { crawlId: c.id, batchKey: key } } });
-      const outcomes = batch.serverIds.map((id) =>
+      const outcomes = batch.serverIds.map(Number).map((id) =>
         outcome(id) === 'ok'
           ? { serverId: id, kind: 'answered' as const, status: makeStatus({ name: `s${id}`, players: id % 7 }), pingMs: 5 }
           : { serverId: id, kind: 'failed' as const, code: 'TIMEOUT' },
@@ -63,7 +63,7 @@ describe('server store', () => {
   });
 
   it('N failures make a server OFFLINE with its last state kept; M missed listings DELIST it', async () => {
-    const victim = (await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).id;
+    const victim = Number((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27016 } })).id);
     await crawl('b', [27015, 27016, 27017], (id) => (id === victim ? 'fail' : 'ok'));
     let s = await t.db.gameServer.findUniqueOrThrow({ where: { id: victim } });
     expect(s).toMatchObject({ status: 'ONLINE', consecutiveFailures: 1, lastError: 'TIMEOUT' });
@@ -98,6 +98,119 @@ describe('server store', () => {
     const s = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 40000 } });
     expect(s).toMatchObject({ status: 'ONLINE', players: 22, maxPlayers: 4, name: 'bomber \ufffd', managementRegistered: true, protocol: 'bomberman' });
     expect(await t.db.serverSample.count({ where: { gameServerId: s.id } })).toBe(1);
+  });
+});
+
+describe('listing ids', () => {
+  let t: TestDatabase;
+  let sourceId: number;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    sourceId = (await t.db.masterSource.create({ data: { name: 'ids', kind: 'VALVE_UDP', host: '127.0.0.1' } })).id;
+  });
+  afterAll(async () => t.drop());
+
+  /** The sequence's position: ids drawn so far (0 before the first). */
+  async function idsDrawn(): Promise<number> {
+    const [s] = await t.db.$queryRaw<{ last_value: bigint; is_called: boolean }[]>`SELECT last_value, is_called FROM game_server_id_seq`;
+    return s!.is_called ? Number(s!.last_value) : 0;
+  }
+
+  const fleet = (from: number, n: number) => Array.from({ length: n }, (_, i) => row(20000 + from + i, { address: `127.0.${(from + i) % 7}.1`, ip: `127.0.${(from + i) % 7}.1` }));
+
+  /** One crawl listing the same servers under two regions, as a Valve master's 0xFF region lists everyone again. */
+  async function listTwice(key: string, rows: ListingRow[]) {
+    const c = await openCrawl(t.db, { key, sourceId, startedAt: new Date(), splits: [{ region: 3, split: '' }, { region: 255, split: '' }] });
+    await ensureSamplePartition(t.db, c.startedAt);
+    const runs = await listRuns(t.db, c.id);
+    for (const [i, run] of runs.entries()) {
+      await recordListing(t.db, {
+        crawlId: c.id, crawlAt: c.startedAt, runId: run.id, sourceId, label: `r${run.region}-${i}`, batchSize: 50, partial: false, error: null,
+        rows: rows.map((r) => ({ ...r, region: run.region })),
+      });
+    }
+    return c;
+  }
+
+  it('draws an id only for a server never listed before, over 50 crawls of the same fleet', async () => {
+    const known = fleet(0, 120);
+    const before = await idsDrawn();
+    for (let n = 0; n < 50; n++) {
+      // Crawl 25 finds 10 new servers; every other crawl lists what is known.
+      await listTwice(`c${n}`, n >= 25 ? [...known, ...fleet(1000, 10)] : known);
+    }
+    expect(await idsDrawn()).toBe(before + 130);
+    expect(await t.db.gameServer.count()).toBe(130);
+    const last = await t.db.crawl.findFirstOrThrow({ where: { key: 'c49' } });
+    // Each crawl plans every queryable server exactly once and counts it once.
+    expect(last.listed).toBe(130);
+    const planned = await t.db.$queryRaw<{ n: bigint; d: bigint }[]>`
+      SELECT count(*) AS n, count(DISTINCT id) AS d FROM (SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${last.id}) x`;
+    expect(Number(planned[0]!.n)).toBe(130);
+    expect(Number(planned[0]!.d)).toBe(130);
+  }, 120_000);
+
+  it('concurrent listings of the same new servers create each once and both plan them', async () => {
+    const rows = fleet(5000, 40);
+    const before = await idsDrawn();
+    const other = (await t.db.masterSource.create({ data: { name: 'ids2', kind: 'ADDRESS_LIST', host: '127.0.0.1' } })).id;
+    const open = async (key: string, src: number) => {
+      const c = await openCrawl(t.db, { key, sourceId: src, startedAt: new Date(), splits: [{ region: 3, split: '' }] });
+      await ensureSamplePartition(t.db, c.startedAt);
+      return { c, run: (await listRuns(t.db, c.id))[0]! };
+    };
+    const a = await open('conc-a', sourceId);
+    const b = await open('conc-b', other);
+    const results = await Promise.all([a, b].map(({ c, run }, i) =>
+      recordListing(t.db, {
+        crawlId: c.id, crawlAt: c.startedAt, runId: run.id, sourceId: i === 0 ? sourceId : other, label: 'r3-0', batchSize: 1000, partial: false, error: null,
+        // Opposite orders: the store takes its row locks in one order whatever the listing's.
+        rows: i === 0 ? rows : [...rows].reverse(),
+      })));
+    expect(results.map((r) => r.found)).toEqual([40, 40]);
+    expect(await idsDrawn()).toBeLessThanOrEqual(before + 40 + 40);
+    expect(await t.db.gameServer.count({ where: { queryPort: { gte: 25000, lt: 26000 } } })).toBe(40);
+    for (const { c } of [a, b]) {
+      const planned = await t.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM (SELECT unnest(server_ids) FROM crawl_batch WHERE crawl_id = ${c.id}) x`;
+      expect(Number(planned[0]!.n)).toBe(40);
+    }
+  });
+});
+
+describe('registrations of listed addresses', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t.drop());
+
+  async function list(key: string, sourceId: number, rows: ListingRow[]) {
+    const c = await openCrawl(t.db, { key, sourceId, startedAt: new Date(), splits: [{ region: -1, split: '' }] });
+    await ensureSamplePartition(t.db, c.startedAt);
+    const [run] = await listRuns(t.db, c.id);
+    return recordListing(t.db, { crawlId: c.id, crawlAt: c.startedAt, runId: run!.id, sourceId, label: 'all-0', batchSize: 10, partial: false, error: null, rows });
+  }
+
+  it('a crawled listing takes over a registration and clears what it reported; a registration never changes a crawled row', async () => {
+    const crawled = (await t.db.masterSource.create({ data: { name: 'list', kind: 'ADDRESS_LIST', host: '127.0.0.1' } })).id;
+    const management = (await t.db.masterSource.create({ data: { name: 'mgmt', kind: 'MANAGEMENT', host: '127.0.0.1' } })).id;
+    const registration = row(27015, { managed: true, notQueryable: true, protocol: 'bomberman', region: null, reported: { name: 'HIJACKED', players: 4, maxPlayers: 4 } });
+
+    await list('m1', management, [registration]);
+    const before = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27015 } });
+    expect(before).toMatchObject({ managementRegistered: true, name: 'HIJACKED', players: 4, status: 'ONLINE', sourceId: management });
+
+    const taken = await list('l1', crawled, [row(27015)]);
+    expect(taken.batchKeys).toEqual(['all-0-0']);
+    const after = await t.db.gameServer.findUniqueOrThrow({ where: { id: before.id } });
+    expect(after).toMatchObject({ managementRegistered: false, notQueryable: false, protocol: 'source', sourceId: crawled, name: null, players: 0, maxPlayers: 0, status: 'UNKNOWN', lastAnsweredAt: null });
+
+    const samples = await t.db.serverSample.count();
+    const again = await list('m2', management, [registration]);
+    expect(again.found).toBe(1);
+    expect(await t.db.gameServer.findUniqueOrThrow({ where: { id: before.id } })).toEqual(after);
+    expect(await t.db.gameServer.count()).toBe(1);
+    expect(await t.db.serverSample.count()).toBe(samples);
   });
 });
 

@@ -39,7 +39,7 @@ async function snapshot(): Promise<string> {
     db.masterSource.findMany({ orderBy: { id: 'asc' } }),
     db.$queryRaw<unknown[]>`SELECT cidr::text, reason FROM blocked_range ORDER BY id`,
   ]);
-  return JSON.stringify({ servers, sources, blocked, enqueued });
+  return JSON.stringify({ servers: servers.map((s) => ({ ...s, id: Number(s.id) })), sources, blocked, enqueued });
 }
 
 const id = (i: number): number => seed.ids[i] as number;

@@ -144,10 +144,10 @@ describe('servers: ordering and keyset paging', () => {
       const at = rest.indexOf(last.id);
       expect(nextIds).toEqual(rest.slice(at + 1, at + 1 + 100));
       const inserted = await counting.db.gameServer.findMany({ where: { address: { in: ['127.9.0.1', '127.9.0.2'] } } });
-      const afterRow = inserted.find((r) => r.name === 'inserted after') as { id: number };
-      const topRow = inserted.find((r) => r.name === 'inserted top') as { id: number };
-      expect(nextIds).toContain(afterRow.id);
-      expect(nextIds).not.toContain(topRow.id);
+      const afterRow = inserted.find((r) => r.name === 'inserted after') as { id: bigint };
+      const topRow = inserted.find((r) => r.name === 'inserted top') as { id: bigint };
+      expect(nextIds).toContain(Number(afterRow.id));
+      expect(nextIds).not.toContain(Number(topRow.id));
       // And back from page 2's start returns page 1 plus the new top row.
       const back = await page({ orderBy: { field: 'PLAYERS', direction: 'DESC' }, last: 11, before: next.pageInfo.startCursor });
       expect(back.edges.map((e) => e.node.id)).toEqual(rest.slice(Math.max(0, at - 10), at + 1));

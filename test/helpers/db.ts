@@ -28,11 +28,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(prefix = 'gsindex_test'): Promise<TestDatabase> {
+/** `migrationsDir`: migrate with the migrations there instead of the repository's (a database at an older migration). */
+export async function createTestDatabase(prefix = 'gsindex_test', options: { migrationsDir?: string } = {}): Promise<TestDatabase> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`.toLowerCase();
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   const url = withDatabase(TEST_SERVER_URL, name);
-  await migrate(url);
+  await migrate(url, options.migrationsDir ? { dir: options.migrationsDir } : {});
   const db = createDb(url, { max: 5 });
   return {
     name,

@@ -3,6 +3,7 @@
  * batches. Everything is keyed deterministically and guarded in SQL, so every step can be retried.
  */
 import type { Db } from '../../shared/db';
+import { toId } from '../../shared/ids';
 import type { ListSplit, SourceRecord } from '../list-source';
 
 export interface CrawlRecord {
@@ -34,7 +35,7 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
         SELECT ${crawl.id}, x.region, x.split, ${crawl.startedAt} FROM jsonb_to_recordset(${runs}::jsonb) AS x(region int, split text)
         ON CONFLICT DO NOTHING`;
     }
-    return { id: crawl.id, key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
+    return { id: toId(crawl.id), key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
   });
 }
 
@@ -53,12 +54,12 @@ export async function lastResumeCursor(db: Db, input: { sourceId: number; region
 
 export async function getCrawl(db: Db, crawlId: number): Promise<CrawlRecord | null> {
   const c = await db.crawl.findUnique({ where: { id: crawlId } });
-  return c && { id: c.id, key: c.key, sourceId: c.sourceId, startedAt: c.startedAt, finishedAt: c.finishedAt };
+  return c && { id: toId(c.id), key: c.key, sourceId: c.sourceId, startedAt: c.startedAt, finishedAt: c.finishedAt };
 }
 
 export async function listRuns(db: Db, crawlId: number): Promise<RunRecord[]> {
   const runs = await db.crawlRun.findMany({ where: { crawlId }, orderBy: { id: 'asc' } });
-  return runs.map((r) => ({ id: r.id, region: r.region, split: r.split, finished: r.finishedAt !== null }));
+  return runs.map((r) => ({ id: toId(r.id), region: r.region, split: r.split, finished: r.finishedAt !== null }));
 }
 
 export async function pendingBatchKeys(db: Db, crawlId: number): Promise<string[]> {
@@ -68,7 +69,7 @@ export async function pendingBatchKeys(db: Db, crawlId: number): Promise<string[
 
 export async function batchServerIds(db: Db, crawlId: number, batchKey: string): Promise<{ serverIds: number[]; done: boolean } | null> {
   const b = await db.crawlBatch.findUnique({ where: { crawlId_batchKey: { crawlId, batchKey } } });
-  return b && { serverIds: b.serverIds, done: b.doneAt !== null };
+  return b && { serverIds: b.serverIds.map(toId), done: b.doneAt !== null };
 }
 
 /** Every run listed and every batch written, and not finished yet. */

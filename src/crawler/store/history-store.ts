@@ -8,6 +8,7 @@
  * the window. Layout and numbers: docs/storage.md.
  */
 import type { Db } from '../../shared/db';
+import { toId } from '../../shared/ids';
 import { dropSamplePartitionsBefore, listSamplePartitions, utcDay } from './partitions';
 
 const HOUR_MS = 3600 * 1000;
@@ -198,7 +199,7 @@ export function resolveResolution(o: HistoryOptions): Exclude<HistoryResolution,
 }
 
 interface HistoryRow {
-  id: number;
+  id: bigint;
   at: Date;
   samples: number;
   online: number;
@@ -227,7 +228,7 @@ export async function readServerHistories(db: Db, serverIds: readonly number[], 
         CASE WHEN online THEN players END AS pmin, CASE WHEN online THEN players END AS pmax, players::int AS psum,
         bots AS bmax, max_players, map, ping_ms
       FROM server_sample
-      WHERE game_server_id = ANY(${ids}::int[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
+      WHERE game_server_id = ANY(${ids}::bigint[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
       ORDER BY game_server_id, crawl_at`;
   } else if (resolution === 'HOUR') {
     rows = await db.$queryRaw<HistoryRow[]>`
@@ -238,7 +239,7 @@ export async function readServerHistories(db: Db, serverIds: readonly number[], 
         FROM server_day d,
           unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
             WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
-        WHERE d.game_server_id = ANY(${ids}::int[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
+        WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
           AND u.s IS NOT NULL AND u.s > 0
       ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}
       ORDER BY id, at`;
@@ -247,13 +248,13 @@ export async function readServerHistories(db: Db, serverIds: readonly number[], 
       SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples, online, players_min AS pmin,
         players_max AS pmax, players_sum AS psum, bots_max AS bmax, NULL::int AS max_players, top_map AS map, NULL::int AS ping_ms
       FROM server_day
-      WHERE game_server_id = ANY(${ids}::int[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
+      WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
         AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}
       ORDER BY game_server_id, day`;
   }
   for (const r of rows) {
     const samples = Number(r.samples);
-    series.get(r.id)?.push({
+    series.get(toId(r.id))?.push({
       at: r.at,
       samples,
       onlineShare: samples > 0 ? Number(r.online) / samples : 0,

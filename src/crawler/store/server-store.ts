@@ -9,6 +9,7 @@
  */
 import type { ServerStatus } from '../../protocol/status';
 import type { Db } from '../../shared/db';
+import { toId } from '../../shared/ids';
 import { countryOfIp } from '../geo/country-lookup';
 import type { ReportedState } from '../list-source';
 import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
@@ -77,50 +78,19 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       const keys = await tx.$queryRaw<{ batch_key: string }[]>`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
-    const input = JSON.stringify(
-      rows.map((r, i) => ({
-        address: cleanText(r.address),
-        ip: r.ip,
-        country: countries[i] ?? null,
-        query_port: r.queryPort,
-        game_port: r.gamePort,
-        region: r.region,
-        protocol: r.protocol,
-        not_queryable: r.notQueryable,
-        is_relay: r.isRelay,
-        managed: r.managed,
-      })),
-    );
-    // Servers listed earlier in this same crawl (another region: 0xFF lists the whole world).
-    const [before] = await tx.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM game_server g
-      JOIN jsonb_to_recordset(${input}::jsonb) AS x(address text, query_port int) ON g.address = x.address AND g.query_port = x.query_port
-      WHERE g.last_listed_at >= ${w.crawlAt}`;
-    const upserted = await tx.$queryRaw<{ id: number; address: string; query_port: number; not_queryable: boolean; management_registered: boolean }[]>`
-      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
-        management_registered, source_id, last_listed_at, status, updated_at)
-      SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
-        x.managed, ${w.sourceId}, now(), 'UNKNOWN', now()
-      FROM jsonb_to_recordset(${input}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
-        region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
-      ON CONFLICT (address, query_port) DO UPDATE SET
-        ip = EXCLUDED.ip,
-        country = EXCLUDED.country,
-        game_port = COALESCE(EXCLUDED.game_port, g.game_port),
-        region = CASE WHEN EXCLUDED.region IS NULL THEN g.region
-                      WHEN EXCLUDED.region = 255 THEN COALESCE(g.region, 255)
-                      ELSE EXCLUDED.region END,
-        protocol = EXCLUDED.protocol,
-        not_queryable = EXCLUDED.not_queryable,
-        is_relay = EXCLUDED.is_relay,
-        management_registered = EXCLUDED.management_registered,
-        source_id = EXCLUDED.source_id,
-        last_listed_at = now(),
-        missed_listings = 0,
-        status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
-        updated_at = now()
-      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
-
+    const input: ListedInput[] = rows.map((r, i) => ({
+      address: cleanText(r.address),
+      ip: r.ip,
+      country: countries[i] ?? null,
+      query_port: r.queryPort,
+      game_port: r.gamePort,
+      region: r.region,
+      protocol: r.protocol,
+      not_queryable: r.notQueryable,
+      is_relay: r.isRelay,
+      managed: r.managed,
+    }));
+    const { upserted, before } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
     const byKey = new Map(rows.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
     const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
     const queryable: number[] = [];
@@ -148,8 +118,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null })), true);
     }
 
-    const inCrawl = await tx.$queryRaw<{ id: number }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
-    const planned = new Set(inCrawl.map((r) => r.id));
+    const inCrawl = await tx.$queryRaw<{ id: bigint }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
+    const planned = new Set(inCrawl.map((r) => toId(r.id)));
     const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
     const batches: { key: string; ids: number[] }[] = [];
     for (let i = 0; i < fresh.length; i += w.batchSize) {
@@ -160,10 +130,10 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       await tx.$executeRaw`
         INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
         SELECT ${w.crawlId}, x.batch_key, ${w.runId}, x.server_ids
-        FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids int[])
+        FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids bigint[])
         ON CONFLICT DO NOTHING`;
     }
-    const newlyListed = rows.length - (before?.n ?? 0);
+    const newlyListed = rows.length - before;
     await tx.$executeRaw`
       UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written},
         answered = answered + ${managed.length}, partial = partial OR ${w.partial}
@@ -171,6 +141,138 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     if (managed.length > 0) await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
   }, TX_OPTIONS);
+}
+
+interface ListedInput {
+  address: string;
+  ip: string | null;
+  country: string | null;
+  query_port: number;
+  game_port: number | null;
+  region: number | null;
+  protocol: string;
+  not_queryable: boolean;
+  is_relay: boolean;
+  managed: boolean;
+}
+
+interface UpsertedRow {
+  /** bigint as read; a number once upsertListed returns it. */
+  id: number | bigint;
+  address: string;
+  query_port: number;
+  not_queryable: boolean;
+  management_registered: boolean;
+}
+
+const keyOf = (address: string, queryPort: number): string => `${address}\u0000${queryPort}`;
+
+/** Rounds of update-then-insert before giving up: a second round only follows a concurrent insert of the same server. */
+const UPSERT_ROUNDS = 5;
+
+/**
+ * The listed servers' rows, without drawing an id for a server that already has one: an
+ * `INSERT ... ON CONFLICT DO UPDATE` draws a sequence value for every row it is given, existing or not,
+ * which burned about two ids per server per crawl (issue 11). So: lock and update the rows that exist,
+ * then insert only the missing ones (ON CONFLICT DO NOTHING: a concurrent listing may insert the same
+ * server first; its row is then updated in the next round). Row locks are taken in one order,
+ * (address, query_port) in the "C" collation, so two listings of overlapping fleets cannot deadlock.
+ *
+ * A management registration never changes a row that another source lists (issue 12): it may update only
+ * a row that is itself a registration, or create one. Of the designs that keep the crawled record, this
+ * one changes the least: the address stays one row, so every list, lookup and aggregate of the API (and
+ * the rollups) shows the crawled server and counts it once without a filter of its own; a second row per
+ * address (or a registration table) would need each of them to pick the crawled one. The registration
+ * itself stays where it lives, in its management server, listed again at each crawl of that source. A
+ * crawled listing that finds a registration row takes it over and clears what the registration reported,
+ * so nothing it claimed shows under the crawled server before that server answers.
+ *
+ * Returns the rows written (updated or inserted) and how many of them this crawl had listed already.
+ */
+async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number })[]; before: number }> {
+  const upserted: UpsertedRow[] = [];
+  let before = 0;
+  let pending = input;
+  for (let round = 0; round < UPSERT_ROUNDS && pending.length > 0; round++) {
+    const json = JSON.stringify(pending);
+    const existing = await tx.$queryRaw<{ id: number | bigint; address: string; query_port: number; management_registered: boolean; listed_before: boolean }[]>`
+      SELECT g.id, g.address, g.query_port, g.management_registered, (g.last_listed_at >= ${crawlAt}) AS listed_before
+      FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
+        ON g.address = x.address AND g.query_port = x.query_port
+      ORDER BY g.address COLLATE "C", g.query_port
+      FOR UPDATE OF g`;
+    const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
+    const updates: (ListedInput & { id: number })[] = [];
+    const settled = new Set<string>();
+    const takenOver: number[] = [];
+    for (const e of existing) {
+      const key = keyOf(e.address, e.query_port);
+      const r = byKey.get(key);
+      if (!r) continue;
+      settled.add(key);
+      // A registration of an address another source lists: that source's row stays as it is.
+      if (r.managed && !e.management_registered) continue;
+      const id = toId(e.id);
+      if (e.listed_before) before++;
+      if (!r.managed && e.management_registered) takenOver.push(id);
+      updates.push({ ...r, id });
+    }
+    if (updates.length > 0) {
+      const rows = await tx.$queryRaw<UpsertedRow[]>`
+        UPDATE game_server AS g SET
+          ip = x.ip,
+          country = x.country,
+          game_port = COALESCE(x.game_port, g.game_port),
+          region = CASE WHEN x.region IS NULL THEN g.region
+                        WHEN x.region = 255 THEN COALESCE(g.region, 255)
+                        ELSE x.region END,
+          protocol = x.protocol,
+          not_queryable = x.not_queryable,
+          is_relay = x.is_relay,
+          management_registered = x.managed,
+          source_id = ${sourceId},
+          last_listed_at = now(),
+          missed_listings = 0,
+          status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
+          updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS x(id bigint, ip inet, country text, game_port int,
+          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+        WHERE g.id = x.id
+        RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+      upserted.push(...rows);
+    }
+    if (takenOver.length > 0) await clearReportedState(tx, takenOver);
+    const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
+    pending = [];
+    if (missing.length === 0) break;
+    const inserted = await tx.$queryRaw<UpsertedRow[]>`
+      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
+        management_registered, source_id, last_listed_at, status, updated_at)
+      SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
+        x.managed, ${sourceId}, now(), 'UNKNOWN', now()
+      FROM jsonb_to_recordset(${JSON.stringify(missing)}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
+        region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+      ORDER BY x.address COLLATE "C", x.query_port
+      ON CONFLICT (address, query_port) DO NOTHING
+      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+    upserted.push(...inserted);
+    // What another transaction inserted meanwhile (its commit ended our wait on the conflict) is updated next round.
+    const done = new Set(inserted.map((r) => keyOf(r.address, r.query_port)));
+    pending = missing.filter((r) => !done.has(keyOf(r.address, r.query_port)));
+  }
+  if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
+  return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id) })), before };
+}
+
+/** Registration rows a crawled listing took over: what the registrations reported goes; the crawl's query fills the row again. */
+async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
+      players = 0, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
+      server_type = NULL, os = NULL, version = NULL, keywords = '{}', steam_id = NULL, tv_port = NULL, tv_name = NULL,
+      ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, player_names = '',
+      status = 'UNKNOWN', consecutive_failures = 0, last_error = NULL, last_queried_at = NULL, last_answered_at = NULL
+    WHERE id = ANY(${ids}::bigint[])`;
 }
 
 function reportedToStatus(r: ReportedState): ServerStatus {
@@ -266,7 +368,7 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
       last_queried_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_queried_at ELSE now() END,
       last_answered_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_answered_at ELSE now() END,
       updated_at = now()
-    FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, name text, map text, folder text, game text, app_id int,
+    FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text)
@@ -303,7 +405,7 @@ async function insertSamples(tx: Tx, crawlId: number, crawlAt: Date, samples: Sa
   return tx.$executeRaw`
     INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
     SELECT s.id, ${crawlAt}, ${crawlId}, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
-    FROM jsonb_to_recordset(${input}::jsonb) AS s(id int, online boolean, players smallint, bots smallint,
+    FROM jsonb_to_recordset(${input}::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
       max_players smallint, map text, ping_ms smallint)
     ON CONFLICT DO NOTHING`;
 }
@@ -364,14 +466,14 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
           status = CASE WHEN g.status <> 'DELISTED' AND g.consecutive_failures + 1 >= ${w.offlineAfterFailures}
                         THEN 'OFFLINE'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, code text)
+        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, code text)
         WHERE g.id = u.id`;
     }
     if (refused.length > 0) {
       const input = JSON.stringify(refused);
       await tx.$executeRaw`
         UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay, updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id int, is_relay boolean) WHERE g.id = u.id`;
+        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`;
     }
     const written = await insertSamples(tx, w.crawlId, w.crawlAt, samples);
     await tx.$executeRaw`

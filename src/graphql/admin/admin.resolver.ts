@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import { Arg, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { Prisma } from '../../generated/prisma/client';
 import { PROTOCOL_IDS } from '../../protocol/status';
+import { toId } from '../../shared/ids';
 import { RequireApiKey } from '../auth';
 import { networkText, parseCidr, parseIp } from '../common/ip';
 import type { ApiContext } from '../context';
@@ -82,7 +83,7 @@ export class AdminResolver {
       create: { address, ip: address, queryPort, gamePort, protocol: input.protocol },
       update: {},
     });
-    await ctx.enqueue.query?.(row.id);
+    await ctx.enqueue.query?.(toId(row.id));
     return toGameServer(row);
   }
 

@@ -3,7 +3,8 @@
  * for, the row's sort key and its id (the tiebreak). Decoding checks every part, so a cursor that was
  * tampered with, truncated, or made for another ordering is a BAD_USER_INPUT naming the argument
  * instead of a silently wrong page. Stable: the same row under the same ordering always gives the same
- * cursor, whatever page it was read from.
+ * cursor, whatever page it was read from. The id is a JSON number: ids are bigint in the database since
+ * migration 20261124000000_bigint_ids, which kept their values, so cursors made before it still decode.
  */
 import { BadUserInputError } from '../errors';
 

@@ -1,5 +1,6 @@
 /** Prisma row → API object. The JSON columns are read defensively: old rows may predate a field. */
 import type { GameServer as GameServerRow } from '../../generated/prisma/client';
+import { toId } from '../../shared/ids';
 import { GameServer, GameServerStatus, Player, RawValue, Rule, ServerOs } from './game-server.type';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
@@ -49,7 +50,7 @@ export function toRawValues(json: unknown): RawValue[] | null {
 
 export function toGameServer(row: GameServerRow): GameServer {
   return Object.assign(new GameServer(), {
-    id: row.id,
+    id: toId(row.id),
     address: row.address,
     queryPort: row.queryPort,
     gamePort: row.gamePort,

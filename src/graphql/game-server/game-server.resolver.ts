@@ -10,6 +10,7 @@ import { DAY_MS, HOUR_MS, planHistory } from '../history/history-plan';
 import { HistoryResolution, ServerHistory } from '../history/history.type';
 import { toMasterSource } from '../source/source.mapper';
 import { MasterSource } from '../source/source.type';
+import { toId } from '../../shared/ids';
 import { ServerOrderField, ServersArgs } from './game-server.args';
 import { toGameServer } from './game-server.mapper';
 import { GameServer } from './game-server.type';
@@ -44,7 +45,7 @@ export class GameServerResolver {
     const result = await listServerPage(ctx.prisma, where, key, direction, page);
     const ids = result.rows.map((r) => r.id);
     const rows = ids.length > 0 ? await ctx.prisma.gameServer.findMany({ where: { id: { in: ids } } }) : [];
-    const byId = new Map(rows.map((r) => [r.id, toGameServer(r)]));
+    const byId = new Map(rows.map((r) => [toId(r.id), toGameServer(r)]));
     const edges: ServerEdge[] = [];
     for (const r of result.rows) {
       const node = byId.get(r.id);
@@ -77,7 +78,7 @@ export class GameServerResolver {
     if (!ip) throw new BadUserInputError('address', `'${address}' is not an IP address`);
     checkPort('port', port);
     // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
-    const found = await ctx.prisma.$queryRaw<Array<{ id: number }>>`
+    const found = await ctx.prisma.$queryRaw<Array<{ id: bigint }>>`
       SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ip.toString()}::inet)
       ORDER BY (address = ${text}) DESC LIMIT 1`;
     const row = found[0] ? await ctx.prisma.gameServer.findUnique({ where: { id: found[0].id } }) : null;

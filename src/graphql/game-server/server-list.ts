@@ -5,6 +5,7 @@
  */
 import { Prisma } from '../../generated/prisma/client';
 import type { Db } from '../../shared/db';
+import { toId } from '../../shared/ids';
 import { decodeCursor, encodeCursor, type SortValue } from '../common/cursor';
 import type { PageRequest } from '../common/connection';
 import { BadUserInputError } from '../errors';
@@ -35,11 +36,11 @@ export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, di
     const c = decodeCursor(page.cursor, order, page.cursorArgument);
     const value = sortValueParam(key, c.value);
     if (value === null) throw new BadUserInputError(page.cursorArgument, 'not a valid cursor (sort key does not match the ordering)');
-    after = Prisma.sql`AND (${key.sql}, g.id) ${cmp} (${value}, ${c.id}::int)`;
+    after = Prisma.sql`AND (${key.sql}, g.id) ${cmp} (${value}, ${c.id}::bigint)`;
   }
   if (page.size === 0) return { rows: [], hasNextPage: false, hasPreviousPage: false };
 
-  const found = await db.$queryRaw<Array<{ id: number; sort_value: SortValue }>>`
+  const found = await db.$queryRaw<Array<{ id: bigint; sort_value: SortValue }>>`
     SELECT g.id, ${selectSortValue(key)} AS sort_value
     FROM game_server g
     WHERE ${where} ${after}
@@ -48,7 +49,10 @@ export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, di
   const more = found.length > page.size;
   const slice = found.slice(0, page.size);
   if (page.direction === 'backward') slice.reverse();
-  const rows = slice.map((r) => ({ id: r.id, sortValue: r.sort_value, cursor: encodeCursor({ order, value: r.sort_value, id: r.id }) }));
+  const rows = slice.map((r) => {
+    const id = toId(r.id);
+    return { id, sortValue: r.sort_value, cursor: encodeCursor({ order, value: r.sort_value, id }) };
+  });
   // Relay: the far side is known exactly from the extra row; the near side only says a cursor was given.
   return page.direction === 'forward'
     ? { rows, hasNextPage: more, hasPreviousPage: page.cursor !== null }

@@ -1,5 +1,6 @@
 /** Prisma rows → API objects for sources, crawls and blocked ranges. */
 import type { BlockedRange as BlockedRangeRow, Crawl as CrawlRow, CrawlRun as CrawlRunRow, MasterSource as MasterSourceRow } from '../../generated/prisma/client';
+import { toId } from '../../shared/ids';
 import { BlockedRange, Crawl, CrawlRun, MasterSource, MasterSourceKind } from './source.type';
 
 export function toMasterSource(r: MasterSourceRow): MasterSource {
@@ -20,7 +21,7 @@ export function toMasterSource(r: MasterSourceRow): MasterSource {
 
 export function toCrawl(r: CrawlRow): Crawl {
   return Object.assign(new Crawl(), {
-    id: r.id,
+    id: toId(r.id),
     sourceId: r.sourceId,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,

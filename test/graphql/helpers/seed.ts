@@ -128,8 +128,8 @@ export async function seedServers(db: PrismaClient, count: number, now = new Dat
   // inet goes through SQL (the address filters compare it)
   await db.$executeRaw`UPDATE game_server SET ip = address::inet`;
   const rows = await db.gameServer.findMany({ select: { id: true, address: true, queryPort: true } });
-  const idOf = new Map(rows.map((r) => [`${r.address}|${r.queryPort}`, r.id]));
-  return { sourceId: source.id, crawlId: crawl.id, servers, ids: servers.map((s) => idOf.get(`${s.address}|${s.queryPort}`) as number), now };
+  const idOf = new Map(rows.map((r) => [`${r.address}|${r.queryPort}`, Number(r.id)]));
+  return { sourceId: source.id, crawlId: Number(crawl.id), servers, ids: servers.map((s) => idOf.get(`${s.address}|${s.queryPort}`) as number), now };
 }
 
 /** Players of server `i` in UTC hour `h` of any day (every sample of that hour says the same). */
