@@ -78,7 +78,8 @@ export interface OutboundGuard {
 }
 
 export interface OutboundGuardOptions {
-  policy: AddressPolicy;
+  /** The policy, or a function giving the current one (the blocked ranges change while the process runs). */
+  policy: AddressPolicy | (() => Promise<AddressPolicy>);
   /** @defaultValue systemLookupAll */
   lookup?: LookupAll;
   /** Contacts allowed whatever the policy says: gsindex's own management server on loopback. */
@@ -93,8 +94,10 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
   const lookupAll = options.lookup ?? systemLookupAll;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
 
-  const checkIp = (host: string, ip: string, port: number | undefined): CheckedAddress => {
-    const verdict = options.policy.check(ip);
+  const currentPolicy = async (): Promise<AddressPolicy> => (typeof options.policy === 'function' ? options.policy() : options.policy);
+
+  const checkIp = (policy: AddressPolicy, host: string, ip: string, port: number | undefined): CheckedAddress => {
+    const verdict = policy.check(ip);
     const address = verdict.ip ?? ip;
     if (!verdict.queryable && !(verdict.ip !== null && options.exempt?.(verdict.ip, port))) throw new AddressRefusedError(host, ip === host ? null : ip, verdict.reason);
     return { address, family: isIP(address) === 6 ? 6 : 4 };
@@ -104,14 +107,15 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     const host = rawHost.startsWith('[') && rawHost.endsWith(']') ? rawHost.slice(1, -1) : rawHost;
     // A zone id (fe80::1%lo) names one of our own interfaces: never a list source's address.
     if (host.includes('%')) throw new AddressRefusedError(host, null, 'invalid');
-    if (isIP(host) !== 0) return checkIp(host, host, port);
+    const policy = await currentPolicy();
+    if (isIP(host) !== 0) return checkIp(policy, host, host, port);
     if (!HOST_NAME.test(host)) throw new AddressRefusedError(host, null, 'invalid');
     // An operator may allow-list a name outright (ADDRESS_ALLOW_LIST=master.lan): its addresses are then trusted.
-    const named = options.policy.check(host.toLowerCase());
+    const named = policy.check(host.toLowerCase());
     const found = await lookupAll(host);
     if (found.length === 0) throw new AddressRefusedError(host, null, 'unresolvable');
     // Every address, not only the first: the socket must not be able to pick one the check did not see.
-    const checked = found.map((a) => (named.queryable ? { address: a.address, family: (a.family === 6 ? 6 : 4) as 4 | 6 } : checkIp(host, a.address, port)));
+    const checked = found.map((a) => (named.queryable ? { address: a.address, family: (a.family === 6 ? 6 : 4) as 4 | 6 } : checkIp(policy, host, a.address, port)));
     return checked[0]!;
   };
 

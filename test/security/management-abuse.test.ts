@@ -7,6 +7,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { once } from 'node:events';
 import { ManagementServer } from '../../src/management/management-server';
+import { readQueryGameServersReply } from '../../src/protocol/master/management-messages';
 
 class Peer {
   private buffer = '';
@@ -87,6 +88,12 @@ describe('management port abuse (issue 12)', () => {
     for (const bad of [update(99_999_999, 4), update(5, 4), update(3, 2), update(1, 1000), update(1, 32_767), update(-1, 4)]) game.send(bad);
     expect(await game.query()).toEqual([{ name: 'Feuerland', address: '127.0.0.5', port: 20000, players: { current: 3, max: 4 }, isLobbyOpen: true, gameplayMode: 1 }]);
     expect(server.stats.invalidContent).toBe(6);
+  });
+
+  it('reads a remote list\'s counts only within what a game server can hold', () => {
+    const entry = (current: unknown, max: unknown) => ({ name: 'x', address: '203.0.113.7', port: 20000, players: { current, max } });
+    const reply = readQueryGameServersReply({ command: 'msRQueryGameServers', content: { servers: [entry('22', 4), entry(99_999_999, 4), entry(3, 32_767)] } });
+    expect(reply?.servers.map((s) => s.players)).toEqual([{ current: 22, max: 4 }, null, null]);
   });
 
   it('refuses a registration of an IP other than the connection\'s own, unless the peer is a trusted relay; host names are never resolved', async () => {

@@ -152,5 +152,17 @@ describe('list sources follow the address policy (issue 12.5)', () => {
       expect(runs.map((r) => r.error)).toEqual([expect.stringMatching(/address policy: 10\.0\.0\.1 is not a public address/)]);
       expect(reached).toEqual([]);
     });
+
+    it('applies the blocked ranges to a source\'s contacts too, allow-list or not', async () => {
+      const row = await t.db.masterSource.create({ data: { name: 'blocked-master', kind: 'VALVE_UDP', host: '127.0.0.9', port: 27011, regions: [0] } });
+      await t.db.$executeRaw`INSERT INTO blocked_range (cidr, reason) VALUES ('127.0.0.0/24'::inet, 'test')`;
+      const { reached } = tripwires();
+      const totals = await runCrawlOnce({ config: loadConfig({ MASTER_TIMEOUT_MS: '200', ADDRESS_ALLOW_LIST: '127.0.0.0/8' }), db: t.db, logger: silentLogger, sourceId: row.id });
+      jest.restoreAllMocks();
+      expect(totals).toMatchObject({ finished: true, partial: true, listed: 0 });
+      const runs = await t.db.crawlRun.findMany({ where: { crawl: { sourceId: row.id } } });
+      expect(runs.map((r) => r.error)).toEqual([expect.stringMatching(/address policy: 127\.0\.0\.9 is in a blocked range/)]);
+      expect(reached).toEqual([]);
+    });
   });
 });

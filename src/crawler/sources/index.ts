@@ -1,6 +1,6 @@
 /** Builds the list source for a master_source row, by kind. */
 import type { Config } from '../../shared/config';
-import { createAddressPolicy } from '../address-policy';
+import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from '../address-policy';
 import type { ListSourceFactory, SourceRecord } from '../list-source';
 import { createOutboundGuard, type LookupAll } from '../outbound-guard';
 import { createAddressListSource } from './address-list-source';
@@ -12,15 +12,19 @@ export type ListSourceConfig = Pick<Config, 'masterTimeoutMs' | 'steamWebApiKey'
 
 /**
  * Every contact a source makes goes through an OutboundGuard over the address policy (ADDRESS_ALLOW_LIST):
- * `lookup` replaces the system resolver (tests map names without DNS). gsindex's own management server on
+ * `lookup` replaces the system resolver (tests map names without DNS); `blockedRanges` gives the blocked_range
+ * rows (CIDR text) at each contact. gsindex's own management server on
  * loopback (the `local-management` source of `gsindex serve`) is always reachable by MANAGEMENT sources.
  */
 export function createListSourceFactory(
   config: ListSourceConfig,
   overrides: Partial<Record<SourceRecord['kind'], ListSourceFactory>> = {},
-  options: { lookup?: LookupAll } = {},
+  options: { lookup?: LookupAll; blockedRanges?: () => Promise<readonly string[]> } = {},
 ): ListSourceFactory {
-  const policy = createAddressPolicy(config.addressAllowList);
+  const blockedRanges = options.blockedRanges;
+  const policy = blockedRanges
+    ? async (): Promise<AddressPolicy> => createAddressPolicy(config.addressAllowList, parseBlockedRanges(await blockedRanges()))
+    : createAddressPolicy(config.addressAllowList);
   const lookup = options.lookup ? { lookup: options.lookup } : {};
   const guard = createOutboundGuard({ policy, ...lookup });
   const ownManagement = new Set(['127.0.0.1', '::1', config.managementHost]);
