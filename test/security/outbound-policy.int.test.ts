@@ -14,6 +14,7 @@ import type { LookupAll } from '../../src/crawler/outbound-guard';
 import type { ListingResult, SourceRecord } from '../../src/crawler/list-source';
 import { createListSourceFactory } from '../../src/crawler/sources';
 import { runCrawlOnce } from '../../src/crawler/crawl-once';
+import { ManagementServer } from '../../src/management/management-server';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
@@ -50,8 +51,10 @@ function tripwires(): { reached: string[] } {
   // The test's own PostgreSQL connections (loopback or a Unix socket) pass; anything else trips.
   const connect = net.Socket.prototype.connect;
   jest.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
-    const first = args[0] as { host?: string; path?: string } | number | string;
-    const host = typeof first === 'object' && first !== null ? first.host : typeof first === 'number' ? (args[1] as string | undefined) : undefined;
+    // net.connect hands Socket#connect its normalized arguments as one array.
+    const given = Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+    const first = given[0] as { host?: string; path?: string } | number | string;
+    const host = typeof first === 'object' && first !== null ? first.host : typeof first === 'number' ? (given[1] as string | undefined) : undefined;
     const local = typeof first === 'string' || (typeof first === 'object' && first !== null && first.path !== undefined) || host === '127.0.0.1' || host === 'localhost' || host === '::1';
     if (!local) trip(`tcp connect ${String(host)}`)();
     return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
@@ -59,7 +62,13 @@ function tripwires(): { reached: string[] } {
   jest.spyOn(http, 'request').mockImplementation(trip('http request'));
   jest.spyOn(https, 'request').mockImplementation(trip('https request'));
   jest.spyOn(globalThis, 'fetch').mockImplementation(trip('fetch'));
-  jest.spyOn(dns, 'lookup').mockImplementation(trip('dns lookup'));
+  // Lookups of IP literals and 'localhost' (the test's own database connection may make them) pass; names trip.
+  const lookup = dns.lookup;
+  jest.spyOn(dns, 'lookup').mockImplementation(function (this: unknown, ...args: unknown[]) {
+    const name = String(args[0]);
+    if (net.isIP(name) === 0 && name !== 'localhost') trip(`dns lookup ${name}`)();
+    return (lookup as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof lookup);
   jest.spyOn(dns.promises, 'lookup').mockImplementation(trip('dns lookup'));
   return { reached };
 }
@@ -135,7 +144,7 @@ describe('list sources follow the address policy (issue 12.5)', () => {
     }
   });
 
-  describe('a configured source with a refused address', () => {
+  describe('crawls of configured sources', () => {
     let t: TestDatabase;
     beforeAll(async () => {
       t = await createTestDatabase();
@@ -151,6 +160,26 @@ describe('list sources follow the address policy (issue 12.5)', () => {
       const runs = await t.db.crawlRun.findMany({ where: { crawl: { sourceId: row.id } } });
       expect(runs.map((r) => r.error)).toEqual([expect.stringMatching(/address policy: 10\.0\.0\.1 is not a public address/)]);
       expect(reached).toEqual([]);
+    });
+
+    it('stores a registered host name as given and never looks it up (issue 12.3)', async () => {
+      const ms = await ManagementServer.start({ host: '127.0.0.1', port: 0 });
+      const client = net.connect(ms.address.port, '127.0.0.1');
+      try {
+        await new Promise((resolve) => client.once('connect', resolve));
+        client.write(JSON.stringify({ command: 'msRegisterGameServer', content: { serverName: 'Named', serverAddress: 'bomber.example.org', serverPort: 4000 } }) + '\n');
+        for (let i = 0; i < 100 && ms.list().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        const row = await t.db.masterSource.create({ data: { name: 'named-registrations', kind: 'MANAGEMENT', host: '127.0.0.1', port: ms.address.port } });
+        const { reached } = tripwires();
+        const totals = await runCrawlOnce({ config: loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }), db: t.db, logger: silentLogger, sourceId: row.id });
+        jest.restoreAllMocks();
+        expect(totals).toMatchObject({ finished: true, listed: 1, queried: 0 });
+        expect(await t.db.gameServer.findFirst({ where: { address: 'bomber.example.org', queryPort: 4000 } })).toMatchObject({ managementRegistered: true, notQueryable: true });
+        expect(reached).toEqual([]);
+      } finally {
+        client.destroy();
+        await ms.close();
+      }
     });
 
     it('applies the blocked ranges to a source\'s contacts too, allow-list or not', async () => {
