@@ -26,6 +26,20 @@ export function createDefaultQuerier(config: Config): Querier {
   return createProtocolQuerier(options, createA2sQuerier(options));
 }
 
+const BLOCKED_CACHE_MS = 10_000;
+
+/** The blocked_range rows for list sources' contacts, read at most every 10 s (as the crawl's own check). */
+function blockedRangesOf(db: Db): () => Promise<readonly string[]> {
+  let cached: { at: number; cidrs: string[] } | null = null;
+  return async () => {
+    if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
+      const rows = await db.$queryRaw<{ cidr: string }[]>`SELECT cidr::text AS cidr FROM blocked_range`;
+      cached = { at: Date.now(), cidrs: rows.map((r) => r.cidr) };
+    }
+    return cached.cidrs;
+  };
+}
+
 export function buildCrawlDeps(input: {
   config: Config;
   db: Db;
@@ -39,7 +53,7 @@ export function buildCrawlDeps(input: {
     db: input.db,
     logger: input.logger,
     sink: input.sink,
-    listSources: input.listSources ?? createListSourceFactory(input.config),
+    listSources: input.listSources ?? createListSourceFactory(input.config, {}, { blockedRanges: blockedRangesOf(input.db) }),
     // One cap for the whole process (QUERY_CONCURRENCY), shared by every batch job it runs.
     querier: limitInFlight(input.querier ?? createDefaultQuerier(input.config), input.config.queryConcurrency),
     settings: crawlSettingsOf(input.config),

@@ -17,19 +17,21 @@ function send(socket: net.Socket, command: string, content?: unknown): void {
 export async function startBombermanServers(options: { managementPort: number; count: number; updateEveryMs: number }): Promise<BombermanClient[]> {
   const clients: BombermanClient[] = [];
   for (let i = 0; i < options.count; i++) {
-    const socket = net.connect({ host: '127.0.0.1', port: options.managementPort });
+    // Each from its own loopback address: a registration speaks only for the address it comes from.
+    const address = `127.0.1.${i + 1}`;
+    const socket = net.connect({ host: '127.0.0.1', port: options.managementPort, localAddress: address });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
     socket.on('error', () => undefined);
     const name = `Bomberman Arena #${i + 1}`;
-    send(socket, 'msRegisterGameServer', { serverName: name, serverAddress: `127.0.1.${i + 1}`, serverPort: 30000 + i });
+    send(socket, 'msRegisterGameServer', { serverName: name, serverAddress: address, serverPort: 30000 + i });
     const max = 2 + (i % 3);
     let tick = 0;
     const update = (): void => {
       tick += 1;
-      const current = (tick + i) % (max + 2); // sometimes a queue: current may exceed max (seed 002)
+      const current = (tick + i) % (max + 1); // 0 <= current <= max (issue 12 refuses more)
       send(socket, 'msUpdateGameServerStats', { players: { current, max }, isLobbyOpen: current < max, gameplayMode: 1 + (i % 2) });
     };
     update();

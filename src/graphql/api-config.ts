@@ -21,7 +21,9 @@ export type ApiConfig = Pick<
   | 'queuePrefix'
   | 'historyRawDays'
   | 'crawlIntervalMs'
->;
+> &
+  // The address policy addServer / addSource answer by; absent: nothing is allow-listed (as the crawler's default).
+  Partial<Pick<Config, 'addressAllowList'>>;
 
 /** A list without `first`/`last` gets this many rows. */
 export const DEFAULT_PAGE_SIZE = 20;

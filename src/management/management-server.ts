@@ -7,11 +7,19 @@
  * that keeps sending garbage, too many connections from one address, or a client that does not read its
  * answers, is closed.
  *
+ * Open to the internet (issue 12): a registration speaks only for the address it comes from (an IP literal
+ * must be the connection's peer address unless the peer is a trusted relay, `trustedCidrs`); stats must be
+ * counts a game server can have (management-messages.ts); a connection that has not registered a game server
+ * and completes no line for `idleTimeoutMs` is closed (a half-sent line does not count as activity); the
+ * per-address cap groups an IPv6 /64 as one address; and when every slot is taken, the oldest connection with
+ * no registered game server makes room, so idle connections cannot lock out game servers.
+ *
  * Registered addresses are text: nothing here resolves or contacts them. The crawler listens to the
  * register / update / unregister events (or calls list()) and stores what the game servers report.
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_LINE_BYTES } from '../protocol/defaults';
 import {
   MS_QUERY_GAME_SERVERS,
@@ -19,6 +27,7 @@ import {
   MS_UNREGISTER_GAME_SERVER,
   MS_UPDATE_GAME_SERVER_STATS,
   type ManagementServerEntry,
+  classifyServerAddress,
   encodeQueryGameServersReply,
   parseManagementRequest,
 } from '../protocol/master/management-messages';
@@ -48,6 +57,37 @@ export interface ManagementServerOptions {
   maxConnections?: number;
   /** Unsent reply bytes after which a client that does not read is closed. @defaultValue 1 MiB */
   maxPendingWriteBytes?: number;
+  /**
+   * A connection with no registered game server that completes no line for this long is closed; 0 never.
+   * Registered game servers are not timed out (they may stay silent while nothing changes; TCP keep-alive
+   * finds dead ones). @defaultValue 30000
+   */
+  idleTimeoutMs?: number;
+  /** CIDR ranges (or IPs) of relays that may register addresses other than their own ('203.0.113.0/24'). @defaultValue [] */
+  trustedCidrs?: readonly string[];
+}
+
+export const DEFAULT_MANAGEMENT_IDLE_TIMEOUT_MS = 30_000;
+
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** An IP in one spelling (IPv4-mapped IPv6 as IPv4), or null. */
+function parsePeer(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(text)) return null;
+  const ip = ipaddr.parse(text);
+  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+}
+
+/** What the per-address cap counts as one address: an IPv4 address, or an IPv6 /64 (one subscriber's prefix). */
+function capKey(remoteAddress: string): string {
+  const ip = parsePeer(remoteAddress);
+  if (ip === null) return remoteAddress;
+  if (ip.kind() === 'ipv4') return ip.toString();
+  return `${(ip as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}
+
+function inRanges(ip: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly Range[]): boolean {
+  return ranges.some(([net, bits]) => ip.kind() === net.kind() && (ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4).match(net as ipaddr.IPv4, bits) : (ip as ipaddr.IPv6).match(net as ipaddr.IPv6, bits)));
 }
 
 /** A game server registered on one connection. */
@@ -73,6 +113,11 @@ export interface ManagementServerStats {
   overlongLines: number;
   closedForGarbage: number;
   closedSlowReaders: number;
+  /** Registrations of an IP other than the connection's own, from an untrusted peer. */
+  foreignAddress: number;
+  closedIdle: number;
+  /** Connections without a game server closed to make room when every slot was taken. */
+  evicted: number;
   queries: number;
 }
 
@@ -94,11 +139,16 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
     overlongLines: 0,
     closedForGarbage: 0,
     closedSlowReaders: 0,
+    foreignAddress: 0,
+    closedIdle: 0,
+    evicted: 0,
     queries: 0,
   };
   private readonly servers = new Map<string, RegisteredGameServer>();
   private readonly perAddress = new Map<string, number>();
-  private readonly sockets = new Set<net.Socket>();
+  /** Open connections in the order accepted, with whether each has a registered game server (by connection id). */
+  private readonly sockets = new Map<net.Socket, string>();
+  private readonly trustedRanges: readonly Range[];
   private readonly server: net.Server;
   private readonly logger: ManagementLogger;
   private nextId = 1;
@@ -107,6 +157,11 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
   private constructor(private readonly options: ManagementServerOptions) {
     super();
     this.logger = options.logger ?? SILENT;
+    this.trustedRanges = (options.trustedCidrs ?? []).map((text): Range => {
+      if (text.includes('/')) return ipaddr.parseCIDR(text);
+      const ip = ipaddr.parse(text);
+      return [ip, ip.kind() === 'ipv4' ? 32 : 128];
+    });
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -138,32 +193,63 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
   /** Stops accepting, closes every connection (their servers are unregistered: 'closed'). */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.sockets) socket.destroy();
+    for (const socket of this.sockets.keys()) socket.destroy();
     await closed;
+  }
+
+  /** Closes the oldest connection with no registered game server; false when every connection has one. */
+  private evictOne(): boolean {
+    for (const [socket, id] of this.sockets) {
+      if (this.servers.has(id)) continue;
+      this.stats.evicted++;
+      this.logger.debug({ connection: id }, 'management connection closed: making room for a new one');
+      this.sockets.delete(socket);
+      socket.destroy();
+      return true;
+    }
+    return false;
   }
 
   private accept(socket: net.Socket): void {
     const remoteAddress = socket.remoteAddress ?? '?';
-    const open = this.perAddress.get(remoteAddress) ?? 0;
-    if (open >= (this.options.maxConnectionsPerAddress ?? 16) || this.sockets.size >= (this.options.maxConnections ?? 4096)) {
+    const key = capKey(remoteAddress);
+    const open = this.perAddress.get(key) ?? 0;
+    if (open >= (this.options.maxConnectionsPerAddress ?? 16) || (this.sockets.size >= (this.options.maxConnections ?? 4096) && !this.evictOne())) {
       this.stats.connectionsRefused++;
       this.logger.debug({ remoteAddress, open }, 'management connection refused: too many connections');
       socket.destroy();
       return;
     }
     this.stats.connectionsAccepted++;
-    this.perAddress.set(remoteAddress, open + 1);
-    this.sockets.add(socket);
+    this.perAddress.set(key, open + 1);
+    const id = `conn-${this.nextId++}`;
+    this.sockets.set(socket, id);
     socket.setKeepAlive(true, 60_000);
     socket.setNoDelay(true);
-    const id = `conn-${this.nextId++}`;
+    const peer = parsePeer(remoteAddress);
+    const trustedPeer = peer !== null && inRanges(peer, this.trustedRanges);
+    const idleTimeoutMs = this.options.idleTimeoutMs ?? DEFAULT_MANAGEMENT_IDLE_TIMEOUT_MS;
+    // Not socket.setTimeout: any byte resets that, so a line sent one byte at a time would never time out.
+    let idleTimer: NodeJS.Timeout | null = null;
+    const armIdleTimer = (): void => {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
+      if (idleTimeoutMs <= 0 || this.servers.has(id)) return;
+      idleTimer = setTimeout(() => {
+        this.stats.closedIdle++;
+        this.logger.debug({ connection: id, remoteAddress }, 'management connection closed: idle');
+        socket.destroy();
+      }, idleTimeoutMs);
+      idleTimer.unref();
+    };
+    armIdleTimer();
     const maxLineBytes = this.options.maxLineBytes ?? MAX_MANAGEMENT_LINE_BYTES;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let discarding = false; // inside an over-long line: drop bytes up to its newline
     let invalidInARow = 0;
 
-    const refuse = (counter: 'invalidJson' | 'unknownCommand' | 'invalidContent' | 'notRegistered' | 'overlongLines', detail: string): void => {
+    const refuse = (counter: 'invalidJson' | 'unknownCommand' | 'invalidContent' | 'notRegistered' | 'overlongLines' | 'foreignAddress', detail: string): void => {
       this.stats[counter]++;
       invalidInARow++;
       this.logger.debug({ connection: id, remoteAddress, refusal: counter, detail }, 'management message dropped');
@@ -178,6 +264,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       const line = bytes.toString('utf8').replace(/\r$/, '');
       if (line.trim() === '') return;
       this.stats.messages++;
+      armIdleTimer();
       const parsed = parseManagementRequest(line, { forbiddenPorts: [MANAGEMENT_SERVER_PORT, this.listeningPort] });
       if (!parsed.ok) {
         refuse(parsed.refusal === 'INVALID_JSON' ? 'invalidJson' : parsed.refusal === 'UNKNOWN_COMMAND' ? 'unknownCommand' : 'invalidContent', parsed.detail);
@@ -187,6 +274,16 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       const now = new Date();
       switch (request.command) {
         case MS_REGISTER_GAME_SERVER: {
+          // A game server registers itself: an IP other than the peer's is someone else's (a trusted relay aside).
+          // A host name is stored as text and never resolved, so it cannot point us anywhere.
+          const address = request.content.serverAddress;
+          if (!trustedPeer && classifyServerAddress(address) !== 'hostname') {
+            const claimed = parsePeer(address);
+            if (peer === null || claimed === null || claimed.kind() !== peer.kind() || claimed.toString() !== peer.toString()) {
+              refuse('foreignAddress', `registration of ${address} from ${remoteAddress}`);
+              return;
+            }
+          }
           const previous = this.servers.get(id);
           if (previous) {
             this.servers.delete(id);
@@ -205,6 +302,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
             updatedAt: now,
           };
           this.servers.set(id, registered);
+          armIdleTimer(); // registered: no idle timeout
           this.logger.info({ connection: id, remoteAddress, serverName: registered.name, serverAddress: registered.address, serverPort: registered.port }, 'game server registered');
           this.emit('register', { ...registered });
           break;
@@ -228,6 +326,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
             this.servers.delete(id);
             this.logger.info({ connection: id, remoteAddress, serverName: registered.name }, 'game server unregistered');
             this.emit('unregister', registered, 'command');
+            armIdleTimer();
           }
           break;
         }
@@ -278,10 +377,11 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
     });
     socket.on('error', () => undefined); // resets are normal; 'close' follows
     socket.on('close', () => {
+      if (idleTimer) clearTimeout(idleTimer);
       this.sockets.delete(socket);
-      const left = (this.perAddress.get(remoteAddress) ?? 1) - 1;
-      if (left <= 0) this.perAddress.delete(remoteAddress);
-      else this.perAddress.set(remoteAddress, left);
+      const left = (this.perAddress.get(key) ?? 1) - 1;
+      if (left <= 0) this.perAddress.delete(key);
+      else this.perAddress.set(key, left);
       const registered = this.servers.get(id);
       if (registered) {
         this.servers.delete(id);

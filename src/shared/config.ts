@@ -81,6 +81,11 @@ const envSchema = z.object({
   STEAM_WEB_API_KEY: z.string().optional(),
   MANAGEMENT_HOST: z.string().default('0.0.0.0'),
   MANAGEMENT_PORT: int(1, 65535).default(51963),
+  // Issue 12 (safe on the open internet): the management port and every outbound contact.
+  /** Relays (CIDR ranges or IPs) whose connections may register game servers at addresses other than their own. */
+  MANAGEMENT_TRUSTED_CIDRS: z.string().default(''),
+  /** A management connection with no registered game server that completes no line for this long is closed; 0 never. */
+  MANAGEMENT_IDLE_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
   API_HOST: z.string().default('0.0.0.0'),
   API_PORT: int(0, 65535).default(4000),
   GSINDEX_API_KEYS: z.string().default(''),
@@ -132,6 +137,9 @@ export interface Config {
   steamWebApiKey: string | undefined;
   managementHost: string;
   managementPort: number;
+  /** Canonical CIDR text ('203.0.113.0/24'); a bare IP becomes its /32 or /128. */
+  managementTrustedCidrs: readonly string[];
+  managementIdleTimeoutMs: number;
   apiHost: string;
   apiPort: number;
   apiKeys: readonly string[];
@@ -207,6 +215,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     else problems.push(`ADDRESS_ALLOW_LIST: '${text}' is neither a CIDR range, an IP address nor a host name`);
   }
 
+  const managementTrustedCidrs: string[] = [];
+  for (const text of e.MANAGEMENT_TRUSTED_CIDRS.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const entry = parseAllowEntry(text);
+    if (entry?.kind === 'cidr') managementTrustedCidrs.push(`${entry.range[0].toString()}/${entry.range[1]}`);
+    else problems.push(`MANAGEMENT_TRUSTED_CIDRS: '${text}' is neither a CIDR range nor an IP address`);
+  }
+
   const roles: ServeRole[] = [];
   for (const role of e.SERVE_ROLES.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     if ((SERVE_ROLES as readonly string[]).includes(role)) roles.push(role as ServeRole);
@@ -243,6 +258,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     steamWebApiKey: e.STEAM_WEB_API_KEY,
     managementHost: e.MANAGEMENT_HOST,
     managementPort: e.MANAGEMENT_PORT,
+    managementTrustedCidrs: Object.freeze(managementTrustedCidrs),
+    managementIdleTimeoutMs: e.MANAGEMENT_IDLE_TIMEOUT_MS,
     apiHost: e.API_HOST,
     apiPort: e.API_PORT,
     apiKeys: Object.freeze(e.GSINDEX_API_KEYS.split(',').map((s) => s.trim()).filter((s) => s !== '')),

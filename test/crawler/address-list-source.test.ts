@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseAddressListEntry, parseAddressListText } from '../../src/crawler/sources/address-list-entries';
 import { createAddressListSource } from '../../src/crawler/sources/address-list-source';
 import type { SourceRecord } from '../../src/crawler/list-source';
+import { loopbackGuard } from '../helpers/loopback-guard';
 
 const record = (options: unknown): SourceRecord => ({ id: 1, name: 'list', kind: 'ADDRESS_LIST', host: '', port: null, filter: '', regions: [], intervalMs: 60_000, enabled: true, options });
 const split = { region: -1, split: '' };
@@ -35,7 +36,7 @@ describe('address list source', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('lists options.addresses as before', async () => {
-    const result = await createAddressListSource(record({ addresses: ['127.0.0.1:27015', '[::1]:27016'], protocol: 'halflife' })).list(split, AbortSignal.timeout(1000));
+    const result = await createAddressListSource(record({ addresses: ['127.0.0.1:27015', '[::1]:27016'], protocol: 'halflife' }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(1000));
     expect(result).toEqual({ servers: [{ host: '127.0.0.1', queryPort: 27015, protocol: 'halflife' }, { host: '::1', queryPort: 27016, protocol: 'halflife' }], partial: false });
   });
 
@@ -48,7 +49,7 @@ describe('address list source', () => {
       { protocol: 'quake3' },
       42,
     ];
-    const result = await createAddressListSource(record({ addresses, protocol: 'halflife' })).list(split, AbortSignal.timeout(1000));
+    const result = await createAddressListSource(record({ addresses, protocol: 'halflife' }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(1000));
     expect(result.servers).toEqual([
       { host: '127.0.0.1', queryPort: 27960, protocol: 'quake3' },
       { host: '127.0.0.2', queryPort: 22126, gamePort: 22003, protocol: 'ase' },
@@ -61,7 +62,7 @@ describe('address list source', () => {
   it('reads a file the operator provides', async () => {
     const file = path.join(dir, 'servers.txt');
     await writeFile(file, 'quake3 127.0.0.1:27960\ngamespy3 127.0.0.1:29900\n');
-    const result = await createAddressListSource(record({ file })).list(split, AbortSignal.timeout(1000));
+    const result = await createAddressListSource(record({ file }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(1000));
     expect(result.servers.map((s) => [s.protocol, s.queryPort])).toEqual([['quake3', 27960], ['gamespy3', 29900]]);
     expect(result.partial).toBe(false);
   });
@@ -74,11 +75,11 @@ describe('address list source', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
-      const ok = await createAddressListSource(record({ url: `http://127.0.0.1:${port}/list.txt` })).list(split, AbortSignal.timeout(2000));
+      const ok = await createAddressListSource(record({ url: `http://127.0.0.1:${port}/list.txt` }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(2000));
       expect(ok.servers).toEqual([{ host: '127.0.0.1', queryPort: 22126, gamePort: 22003, protocol: 'ase' }]);
-      const missing = await createAddressListSource(record({ url: `http://127.0.0.1:${port}/missing` })).list(split, AbortSignal.timeout(2000));
+      const missing = await createAddressListSource(record({ url: `http://127.0.0.1:${port}/missing` }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(2000));
       expect(missing).toMatchObject({ servers: [], partial: true, error: expect.stringContaining('HTTP 404') });
-      const noFile = await createAddressListSource(record({ file: path.join(dir, 'absent.txt') })).list(split, AbortSignal.timeout(2000));
+      const noFile = await createAddressListSource(record({ file: path.join(dir, 'absent.txt') }), { guard: loopbackGuard() }).list(split, AbortSignal.timeout(2000));
       expect(noFile).toMatchObject({ servers: [], partial: true });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -103,7 +103,8 @@ describe('country from the listed IP', () => {
     });
 
     it('a registration under a public address is rolled up under its country', async () => {
-      ms = await ManagementServer.start({ host: '127.0.0.1', port: 0 });
+      // A relay on loopback registers a public address for a game server (issue 12.3: only trusted peers may).
+      ms = await ManagementServer.start({ host: '127.0.0.1', port: 0, trustedCidrs: ['127.0.0.1'] });
       client = net.connect(ms.address.port, '127.0.0.1');
       await new Promise((r) => client.once('connect', r));
       const send = (m: unknown) => client.write(JSON.stringify(m) + '\n');
@@ -113,7 +114,7 @@ describe('country from the listed IP', () => {
 
       const source = await t.db.masterSource.create({ data: { name: 'bomber', kind: 'MANAGEMENT', host: '127.0.0.1', port: ms.address.port } });
       const before = asked.length;
-      await runCrawlOnce({ config: loadConfig({}), db: t.db, logger: silentLogger, sourceId: source.id, querier: loopbackOnly(asked) });
+      await runCrawlOnce({ config: loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }), db: t.db, logger: silentLogger, sourceId: source.id, querier: loopbackOnly(asked) });
       expect(asked.length).toBe(before);
       expect(await t.db.gameServer.findFirstOrThrow({ where: { address: '1.1.1.2' } })).toMatchObject({ country: 'AU', managementRegistered: true });
 

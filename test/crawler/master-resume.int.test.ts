@@ -40,7 +40,7 @@ describe('Valve master listing resumed across crawls', () => {
     const source = await t.db.masterSource.create({
       data: { name: 'valve-limited', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, regions: [EUROPE], options: { requestsPerMinute: 0, retries: 0 } },
     });
-    const config = loadConfig({ MASTER_TIMEOUT_MS: String(MASTER_TIMEOUT_MS), JOB_BACKOFF_MS: '0' });
+    const config = loadConfig({ MASTER_TIMEOUT_MS: String(MASTER_TIMEOUT_MS), JOB_BACKOFF_MS: '0', ADDRESS_ALLOW_LIST: '127.0.0.0/8' });
     const runs: { found: number; partial: boolean; error: string | null; resumeCursor: string | null }[] = [];
     for (let crawl = 0; crawl < 6; crawl++) {
       await new Promise((resolve) => setTimeout(resolve, SILENCE_MS + 50)); // let the master's silence pass

@@ -2,6 +2,7 @@
  * Mutations over real HTTP: each one with a valid key does its job; with a missing or wrong key it is
  * UNAUTHENTICATED and the database is unchanged; bad arguments are BAD_USER_INPUT, unknown ids NOT_FOUND.
  */
+import { loadConfig } from '../../src/shared/config';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { auth, createCountingDb, startTestApi, TEST_API_KEY, type CountingDb, type TestApi } from './helpers/api';
 import { seedServers, type SeededIndex } from './helpers/seed';
@@ -18,6 +19,8 @@ beforeAll(async () => {
   seed = await seedServers(counting.db, 40);
   api = await startTestApi({
     db: counting.db,
+    // Loopback allow-listed, as in the tests and the demo: 127.x servers are queried, 10.x and the rest are not.
+    config: { addressAllowList: loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }).addressAllowList },
     enqueue: {
       query: (id) => Promise.resolve(void enqueued.query.push(id)),
       crawl: (id) => Promise.resolve(void enqueued.crawl.push(id)),
@@ -106,6 +109,66 @@ describe('mutations with a valid key', () => {
     ] as const) {
       const res = await api.gql(q, vars, auth());
       expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName });
+    }
+  });
+
+  it('addServer answers what the address policy decided, and queues only what it may query (issue 12.7)', async () => {
+    enqueued.query.length = 0;
+    const q = 'mutation($a: String!) { addServer(input: { address: $a, port: 27015 }) { id address notQueryable isRelay } }';
+    const block = await api.gql('mutation { blockRange(cidr: "8.8.0.0/16") { cidr } }', {}, auth());
+    expect(block.errors).toBeUndefined();
+    const answers: Record<string, unknown> = {};
+    for (const a of ['127.3.0.10', '10.0.0.1', '224.0.0.1', '169.254.1.1', '8.8.8.8', '::ffff:192.168.1.1']) {
+      const res = await api.gql<{ addServer: { notQueryable: boolean; isRelay: boolean } }>(q, { a }, auth());
+      expect(res.errors).toBeUndefined();
+      answers[a] = { notQueryable: res.data?.addServer.notQueryable, isRelay: res.data?.addServer.isRelay };
+    }
+    expect(answers).toEqual({
+      '127.3.0.10': { notQueryable: false, isRelay: false },
+      '10.0.0.1': { notQueryable: true, isRelay: false },
+      '224.0.0.1': { notQueryable: true, isRelay: false },
+      '169.254.1.1': { notQueryable: true, isRelay: true },
+      '8.8.8.8': { notQueryable: true, isRelay: false },
+      '::ffff:192.168.1.1': { notQueryable: true, isRelay: false },
+    });
+    expect(enqueued.query).toHaveLength(1);
+    await api.gql('mutation { unblockRange(cidr: "8.8.0.0/16") }', {}, auth());
+  });
+
+  it('addServer and blockRange refuse an IPv6 zone id as bad input (issue 12.11)', async () => {
+    const before = await snapshot();
+    const add = await api.gql('mutation { addServer(input: { address: "fe80::1%lo", port: 27015 }) { id } }', {}, auth());
+    expect(add.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.address' });
+    const block = await api.gql('mutation { blockRange(cidr: "fe80::1%lo/64") { cidr } }', {}, auth());
+    expect(block.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'cidr' });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('addSource and updateSource refuse a host the address policy refuses, saying why (issue 12.5)', async () => {
+    const before = await snapshot();
+    const q = 'mutation($h: String!) { addSource(input: { name: "refused", kind: VALVE_UDP, host: $h, port: 27011 }) { id } }';
+    for (const [h, why] of [
+      ['10.0.0.1', 'not a public address'],
+      ['224.0.0.1', 'not a public address'],
+      ['169.254.1.1', 'Steam Datagram Relay'],
+      ['::ffff:10.0.0.1', 'not a public address'],
+      ['fe80::1%lo', 'zone id'],
+      ['localhost', 'loopback name'],
+      ['api.localhost', 'loopback name'],
+      ['bad host!', 'neither an IP address nor a host name'],
+    ] as const) {
+      const res = await api.gql(q, { h }, auth());
+      expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.host' });
+      expect(res.errors?.[0]?.message).toContain(why);
+    }
+    const upd = await api.gql('mutation($id: Int!) { updateSource(id: $id, input: { host: "192.168.77.7" }) { id } }', { id: seed.sourceId }, auth());
+    expect(upd.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'input.host' });
+    expect(await snapshot()).toBe(before);
+    // A host name is accepted as given (resolved and checked at each contact, never here); an allow-listed IP too.
+    for (const [name, h] of [['named-master', 'master.example.org'], ['loopback-master', '127.0.0.1']]) {
+      const ok = await api.gql<{ addSource: { id: number } }>(`mutation { addSource(input: { name: "${name}", kind: VALVE_UDP, host: "${h}", port: 27011 }) { id } }`, {}, auth());
+      expect(ok.errors).toBeUndefined();
+      await api.gql('mutation($id: Int!) { removeSource(id: $id) }', { id: ok.data?.addSource.id }, auth());
     }
   });
 

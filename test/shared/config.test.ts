@@ -21,6 +21,15 @@ describe('loadConfig', () => {
     expect(c.addressAllowList.map((e) => (e.kind === 'cidr' ? e.text : e.name))).toEqual(['127.0.0.0/8', '::1', 'localhost']);
   });
 
+  it('parses the management port settings of issue 12', () => {
+    expect(loadConfig({})).toMatchObject({ managementTrustedCidrs: [], managementIdleTimeoutMs: 30_000 });
+    const c = loadConfig({ MANAGEMENT_TRUSTED_CIDRS: '203.0.113.0/24, 198.51.100.7, 2001:db8::/32', MANAGEMENT_IDLE_TIMEOUT_MS: '0' });
+    expect(c.managementTrustedCidrs).toEqual(['203.0.113.0/24', '198.51.100.7/32', '2001:db8::/32']);
+    expect(c.managementIdleTimeoutMs).toBe(0);
+    expect(() => loadConfig({ MANAGEMENT_TRUSTED_CIDRS: 'relay.example.org' })).toThrow(/MANAGEMENT_TRUSTED_CIDRS: 'relay.example.org'/);
+    expect(() => loadConfig({ MANAGEMENT_IDLE_TIMEOUT_MS: '-5' })).toThrow(/MANAGEMENT_IDLE_TIMEOUT_MS/);
+  });
+
   it('names every bad variable at once, and hides secrets', () => {
     let error: unknown;
     try {

@@ -119,7 +119,13 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
 
   try {
     if (roles.includes('management')) {
-      const management = await ManagementServer.start({ host: config.managementHost, port: config.managementPort, logger: logger.child({ role: 'management' }) });
+      const management = await ManagementServer.start({
+        host: config.managementHost,
+        port: config.managementPort,
+        trustedCidrs: config.managementTrustedCidrs,
+        idleTimeoutMs: config.managementIdleTimeoutMs,
+        logger: logger.child({ role: 'management' }),
+      });
       await ensureLocalManagementSource(db, config);
       started.push({ name: 'management', stop: () => management.close() });
     }

@@ -7,15 +7,9 @@
 import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
 import { readFile } from 'node:fs/promises';
 import type { ListSource, ListedServer, ListingResult, SourceRecord } from '../list-source';
+import type { OutboundGuard } from '../outbound-guard';
 import { isProtocolId, parseAddressListEntry, parseAddressListText, parseHostPort } from './address-list-entries';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master/quake3-master';
-
-/** The operator named this master: resolving its name is fine (game server names never are). */
-async function resolveMasterHost(host: string): Promise<string> {
-  return isIP(host) !== 0 ? host : (await lookup(host)).address;
-}
 
 /**
  * options.addresses in order: text entries as in a list file, objects { address, protocol?, gamePort? }
@@ -48,7 +42,11 @@ function addressObjectToServer(entry: Record<string, unknown>, defaultProtocol: 
   return parseAddressListEntry(`${address}${gamePort !== undefined ? ` game=${gamePort}` : ''}`, protocol ?? defaultProtocol);
 }
 
-export function createAddressListSource(source: SourceRecord): ListSource {
+/**
+ * The list URL and the Quake 3 master are the operator's: their names may be resolved, through `guard` (every
+ * address checked against the policy, the connection made to the checked one). Game server names never are.
+ */
+export function createAddressListSource(source: SourceRecord, defaults: { guard: OutboundGuard }): ListSource {
   const o = (source.options ?? {}) as Record<string, unknown>;
   const protocol: ProtocolId = typeof o.protocol === 'string' && (PROTOCOL_IDS as readonly string[]).includes(o.protocol) ? (o.protocol as ProtocolId) : 'source';
   const addresses: readonly unknown[] = Array.isArray(o.addresses) ? o.addresses : [];
@@ -65,8 +63,8 @@ export function createAddressListSource(source: SourceRecord): ListSource {
       try {
         if (file !== null) texts.push(await readFile(file, { encoding: 'utf8', signal }));
         if (url !== null) {
-          const response = await fetch(url, { signal });
-          if (!response.ok) throw new Error(`HTTP ${response.status}`);
+          const response = await defaults.guard.fetch(url, { signal });
+          if (!response.ok) throw new Error(`HTTP ${response.status}${response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''}`);
           texts.push(await response.text());
         }
       } catch (err) {
@@ -80,7 +78,8 @@ export function createAddressListSource(source: SourceRecord): ListSource {
       let partial = false;
       if (quake3Master !== null) {
         try {
-          const listing = await listQuake3Master({ host: await resolveMasterHost(quake3Master.host), port: quake3Master.port }, { protocolVersion: quake3Protocol, signal });
+          const master = await defaults.guard.resolve(quake3Master.host, quake3Master.port);
+          const listing = await listQuake3Master({ host: master.address, port: quake3Master.port }, { protocolVersion: quake3Protocol, signal });
           for (const s of listing.servers) servers.push({ host: s.host, queryPort: s.port, protocol: 'quake3' });
           partial = !listing.complete;
         } catch (err) {

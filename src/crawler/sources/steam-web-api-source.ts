@@ -5,8 +5,9 @@
  */
 import { listSteamWebApi } from '../../protocol/master/steam-web-api';
 import type { ListSource, ListingResult, SourceRecord } from '../list-source';
+import type { OutboundGuard } from '../outbound-guard';
 
-export function createSteamWebApiSource(source: SourceRecord, defaults: { key: string | undefined; timeoutMs: number }): ListSource {
+export function createSteamWebApiSource(source: SourceRecord, defaults: { key: string | undefined; timeoutMs: number; guard: OutboundGuard }): ListSource {
   const o = (source.options ?? {}) as Record<string, unknown>;
   // host is the API's host (api.steampowered.com); options.baseUrl overrides (simulated endpoint).
   const baseUrl = typeof o.baseUrl === 'string' ? o.baseUrl : `https://${source.host}${source.port ? `:${source.port}` : ''}`;
@@ -20,6 +21,8 @@ export function createSteamWebApiSource(source: SourceRecord, defaults: { key: s
         baseUrl,
         filter: source.filter,
         signal,
+        // Every call from an address the policy allows, resolved once per call (../outbound-guard.ts).
+        fetch: (url, init) => defaults.guard.fetch(url, init),
         ...(requestsPerMinute !== undefined ? { pacing: requestsPerMinute > 0 ? { requestsPerMinute } : false } : {}),
       });
       return {

@@ -7,6 +7,7 @@ import { ALL_MASTER_REGION_CODES, FIRST_SEED, formatAddress, parseIpv4Address } 
 import { listValveMaster } from '../../protocol/master/valve-master';
 import type { ServerAddress } from '../../protocol/types';
 import type { ListSource, ListSplit, ListingResult, SourceRecord } from '../list-source';
+import type { OutboundGuard } from '../outbound-guard';
 
 const DEFAULT_MASTER_PORT = 27011;
 
@@ -37,16 +38,19 @@ function seedOf(cursor: string | undefined): ServerAddress | undefined {
   }
 }
 
-export function createValveMasterSource(source: SourceRecord, defaults: { timeoutMs: number }): ListSource {
+export function createValveMasterSource(source: SourceRecord, defaults: { timeoutMs: number; guard: OutboundGuard }): ListSource {
   const options = optionsOf(source);
   const regions = source.regions.length > 0 ? source.regions : [...ALL_MASTER_REGION_CODES];
   return {
     splits: () => regions.map((region) => ({ region, split: '' })),
     async list(split: ListSplit, signal: AbortSignal, resumeCursor?: string): Promise<ListingResult> {
       const seed = seedOf(resumeCursor);
+      const port = source.port ?? DEFAULT_MASTER_PORT;
+      // Resolved and checked once, here: listValveMaster gets the checked IP and resolves nothing.
+      const master = await defaults.guard.resolve(source.host, port);
       const result = await listValveMaster({
-        host: source.host,
-        port: source.port ?? DEFAULT_MASTER_PORT,
+        host: master.address,
+        port,
         region: split.region,
         filter: source.filter,
         timeoutMs: defaults.timeoutMs,

@@ -5,7 +5,10 @@
  */
 import 'reflect-metadata';
 import { Arg, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import { isIP } from 'node:net';
 import { Prisma } from '../../generated/prisma/client';
+import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from '../../crawler/address-policy';
+import { isHostName, refusalText } from '../../crawler/outbound-guard';
 import { PROTOCOL_IDS } from '../../protocol/status';
 import { toId } from '../../shared/ids';
 import { RequireApiKey } from '../auth';
@@ -20,8 +23,14 @@ import { AddServerInput, AddSourceInput, UpdateSourceInput } from './admin.input
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** A zone id (fe80::1%lo) names one of this machine's interfaces: never an address to index or contact. */
+function noZoneId(name: string, value: string): void {
+  if (value.includes('%')) throw new BadUserInputError(name, `'${value}' has a zone id (%...): give the address without it`);
+}
+
 /** An IP literal in the canonical text the crawler stores (IPv4-mapped IPv6 as IPv4). */
 function ipText(name: string, value: string): string {
+  noZoneId(name, value);
   const ip = parseIp(value);
   if (!ip) throw new BadUserInputError(name, `'${value}' is not an IP address`);
   return ip.toString();
@@ -29,6 +38,7 @@ function ipText(name: string, value: string): string {
 
 /** The network itself (203.0.113.0/24, not 203.0.113.7/24), so one range has one spelling. */
 function cidrText(name: string, value: string): string {
+  noZoneId(name, value);
   const range = parseCidr(value);
   if (!range) throw new BadUserInputError(name, `'${value}' is not a CIDR range (e.g. 203.0.113.0/24)`);
   return networkText(range);
@@ -55,6 +65,33 @@ function nonEmpty(name: string, s: string, max = 255): string {
   return t;
 }
 
+/** The address policy as the crawler applies it at send time: the allow-list and the blocked ranges. */
+async function currentPolicy(ctx: ApiContext): Promise<AddressPolicy> {
+  const rows = await ctx.prisma.$queryRaw<Array<{ cidr: string }>>`SELECT cidr::text AS cidr FROM blocked_range`;
+  return createAddressPolicy(ctx.config.addressAllowList ?? [], parseBlockedRanges(rows.map((r) => r.cidr)));
+}
+
+/**
+ * A source's host: an IP the policy allows, or a host name (resolved by the crawler at each contact, where every
+ * address it resolves to is checked: src/crawler/outbound-guard.ts). 'localhost' names are refused here already.
+ */
+async function sourceHost(ctx: ApiContext, name: string, value: string): Promise<string> {
+  const host = nonEmpty(name, value);
+  noZoneId(name, host);
+  const policy = await currentPolicy(ctx);
+  if (isIP(host) !== 0) {
+    const verdict = policy.check(host);
+    if (!verdict.queryable) throw new BadUserInputError(name, `${host} is ${refusalText(verdict.reason)}: the address policy refuses it (ADDRESS_ALLOW_LIST names ranges that may be contacted)`);
+    return host;
+  }
+  if (!isHostName(host)) throw new BadUserInputError(name, `'${host}' is neither an IP address nor a host name`);
+  const bare = host.toLowerCase().replace(/\.$/, '');
+  if ((bare === 'localhost' || bare.endsWith('.localhost')) && !policy.check(bare).queryable) {
+    throw new BadUserInputError(name, `${host} is a loopback name: the address policy refuses it (ADDRESS_ALLOW_LIST names hosts that may be contacted)`);
+  }
+  return host;
+}
+
 const isUniqueViolation = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 const isNotFound = (err: unknown): boolean => err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025';
 
@@ -78,12 +115,14 @@ export class AdminResolver {
     if (!(PROTOCOL_IDS as readonly string[]).includes(input.protocol)) {
       throw new BadUserInputError('input.protocol', `unknown protocol '${input.protocol}' (known: ${PROTOCOL_IDS.join(', ')})`);
     }
+    // The answer says what the crawler will do: an address the policy refuses is indexed but never queried.
+    const verdict = (await currentPolicy(ctx)).check(address);
     const row = await ctx.prisma.gameServer.upsert({
       where: { address_queryPort: { address, queryPort } },
-      create: { address, ip: address, queryPort, gamePort, protocol: input.protocol },
-      update: {},
+      create: { address, ip: address, queryPort, gamePort, protocol: input.protocol, notQueryable: !verdict.queryable, isRelay: verdict.reason === 'relay' },
+      update: verdict.queryable ? {} : { notQueryable: true },
     });
-    await ctx.enqueue.query?.(toId(row.id));
+    if (verdict.queryable) await ctx.enqueue.query?.(toId(row.id));
     return toGameServer(row);
   }
 
@@ -118,7 +157,7 @@ export class AdminResolver {
     const data = {
       name: input.name,
       kind: input.kind,
-      host: nonEmpty('input.host', input.host),
+      host: await sourceHost(ctx, 'input.host', input.host),
       port: input.port == null ? null : port('input.port', input.port),
       filter: input.filter ?? '',
       regions: regions('input.regions', input.regions ?? []),
@@ -137,7 +176,7 @@ export class AdminResolver {
   @Mutation(() => MasterSource)
   async updateSource(@Arg('id', () => Int) id: number, @Arg('input', () => UpdateSourceInput) input: UpdateSourceInput, @Ctx() ctx: ApiContext): Promise<MasterSource> {
     const data: Prisma.MasterSourceUpdateInput = {};
-    if (input.host != null) data.host = nonEmpty('input.host', input.host);
+    if (input.host != null) data.host = await sourceHost(ctx, 'input.host', input.host);
     if (input.port !== undefined) data.port = input.port === null ? null : port('input.port', input.port);
     if (input.filter != null) {
       if (input.filter.length > 500) throw new BadUserInputError('input.filter', 'longer than 500 characters');

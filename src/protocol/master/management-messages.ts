@@ -3,13 +3,16 @@
  * `{ "command": ..., "content"?: ... }`, one per line (UTF-8, '\n'-terminated), TCP port 51963.
  *
  *   msRegisterGameServer    content { serverName (non-empty), serverAddress (IPv4 | IPv6 | host name), serverPort }
- *   msUpdateGameServerStats content { players { current, max (2-4) }, isLobbyOpen (boolean), gameplayMode (1 | 2) }
+ *   msUpdateGameServerStats content { players { current (0-max), max (2-4) }, isLobbyOpen (boolean), gameplayMode (1 | 2) }
  *   msUnregisterGameServer  no content
  *   msQueryGameServers      no content; answered by msRQueryGameServers { servers: [{ name, address, port,
  *                           players { current, max }, isLobbyOpen, gameplayMode }] }
  *
  * Rules kept exactly: serverPort 1-65535 and never 51963 (nor the listening port, which the server adds); an
- * address that looks like an IP but is not a valid one is refused; current may exceed max (a queue).
+ * address that looks like an IP but is not a valid one is refused.
+ * Deviation (issue 12): a game server's own stats must hold 0 <= current <= max, max 2-4; the seed let current
+ * exceed max (a queue), which let one registration report 99,999,999 players. A remote list is read as it is
+ * (the seed's own example answer reports 22 of 4) but a count above MAX_REPORTED_PLAYERS drops the entry's stats.
  * Deviation accepted: the seed's own reply examples send players.current as a string ("22"), so numeric
  * strings are read as numbers for players.current / players.max (and, in replies only, port / gameplayMode).
  * Parsing is pure: no sockets, no logger; invalid input is a reason, never an exception.
@@ -96,13 +99,27 @@ function validPort(port: number | null, forbiddenPorts: readonly number[]): port
   return port !== null && port >= 1 && port <= 65535 && !forbiddenPorts.includes(port);
 }
 
-/** `anyMax`: a remote list is read as it is, even when its max is outside the seed's 2-4. */
-function readPlayers(v: unknown, anyMax = false): ManagementPlayers | string {
+/**
+ * The most players a remote list may report for one server: a byte, as every query protocol gsindex speaks
+ * counts them (A2S, Quake 3, ASE), far above the seed's 4. Anything above is not a game server's count.
+ */
+export const MAX_REPORTED_PLAYERS = 255;
+
+/**
+ * A game server's own stats: 0 <= current <= max, max 2-4. `remote`: a remote list is read as it is (max outside
+ * 2-4, current above max), within MAX_REPORTED_PLAYERS.
+ */
+function readPlayers(v: unknown, remote = false): ManagementPlayers | string {
   if (!isObject(v)) return 'players must be an object';
   const current = integer(v.current, true);
   const max = integer(v.max, true);
   if (current === null || current < 0) return 'players.current must be a non-negative integer';
-  if (max === null || max < 0 || (!anyMax && (max < 2 || max > 4))) return 'players.max must be 2, 3 or 4';
+  if (remote) {
+    if (max === null || max < 0 || max > MAX_REPORTED_PLAYERS || current > MAX_REPORTED_PLAYERS) return `players must be 0-${MAX_REPORTED_PLAYERS}`;
+    return { current, max };
+  }
+  if (max === null || max < 2 || max > 4) return 'players.max must be 2, 3 or 4';
+  if (current > max) return 'players.current must not exceed players.max';
   return { current, max };
 }
 

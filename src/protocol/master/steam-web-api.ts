@@ -49,6 +49,11 @@ export interface SteamWebApiListOptions {
   signal?: AbortSignal;
   /** Called with each call's NEW servers (deduplicated by addr), as they arrive. */
   onBatch?: (servers: SteamWebApiServer[]) => void;
+  /**
+   * Makes each HTTP call instead of the global fetch: the crawler's connects only to addresses its policy
+   * allows. One that throws a ProtocolError (ADDRESS_REFUSED) stops the listing at once. @defaultValue fetch
+   */
+  fetch?: (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
 }
 
 export interface SteamWebApiListResult {
@@ -130,7 +135,8 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
     const deadline = startDeadline(options.timeoutMs ?? DEFAULT_STEAM_WEB_API_TIMEOUT_MS, options.signal);
     let failure: ProtocolError;
     try {
-      const response = await fetch(url, { signal: deadline.signal, headers: { accept: 'application/json' } });
+      const init = { signal: deadline.signal, headers: { accept: 'application/json' } };
+      const response = await (options.fetch ? options.fetch(url.toString(), init) : fetch(url, init));
       if (response.status === 429) {
         await response.body?.cancel();
         const waitMs = parseRetryAfterMs(response.headers.get('retry-after')) ?? 60_000;

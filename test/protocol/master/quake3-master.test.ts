@@ -4,6 +4,7 @@ import { decodeQuake3MasterResponse, encodeQuake3MasterRequest, encodeQuake3Mast
 import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
 import { startSimQuake3Master } from '../../../src/simulator/quake3-master';
 import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
+import { loopbackGuard } from '../../helpers/loopback-guard';
 import { simSpec } from '../../helpers/sim';
 
 describe('Quake 3 master codec', () => {
@@ -60,7 +61,7 @@ describe('listing a simulated Quake 3 master', () => {
     const master = await startSimQuake3Master({ fleet, perDatagram: 40 });
     try {
       const record: SourceRecord = { id: 1, name: 'q3', kind: 'ADDRESS_LIST', host: '', port: null, filter: '', regions: [], intervalMs: 60_000, enabled: true, options: { quake3Master: `127.0.0.1:${master.address.port}` } };
-      const listing = await createAddressListSource(record).list({ region: -1, split: '' }, AbortSignal.timeout(3000));
+      const listing = await createAddressListSource(record, { guard: loopbackGuard() }).list({ region: -1, split: '' }, AbortSignal.timeout(3000));
       expect(listing.partial).toBe(false);
       expect(listing.servers).toEqual(quake3.map((s) => ({ host: s.host, queryPort: s.port, protocol: 'quake3' })));
     } finally {
