@@ -47,13 +47,21 @@ describe('memory rate limiter', () => {
   it('allows maxRequests per window per client, then says when the window ends', async () => {
     let t = 1_000_000;
     const rl = createMemoryRateLimiter({ maxRequests: 2, windowMs: 1000 }, () => t);
-    expect(await rl.hit('a')).toEqual({ allowed: true });
-    expect(await rl.hit('a')).toEqual({ allowed: true });
-    expect(await rl.hit('b')).toEqual({ allowed: true });
+    expect(await rl.hit('a')).toEqual({ allowed: true, count: 1, remaining: 1, resetMs: 1000 });
+    expect(await rl.hit('a')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await rl.hit('b')).toMatchObject({ allowed: true, remaining: 1 });
     t += 250;
-    expect(await rl.hit('a')).toEqual({ allowed: false, retryAfterMs: 750 });
+    expect(await rl.hit('a')).toEqual({ allowed: false, count: 3, remaining: 0, resetMs: 750 });
     t += 750;
-    expect(await rl.hit('a')).toEqual({ allowed: true });
+    expect(await rl.hit('a')).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  it('charges a cost in units; a cost of 0 reads the count without adding to it', async () => {
+    const rl = createMemoryRateLimiter({ maxRequests: 10, windowMs: 1000 }, () => 0);
+    expect(await rl.hit('a', 6)).toMatchObject({ allowed: true, count: 6, remaining: 4 });
+    expect(await rl.hit('a', 0)).toMatchObject({ allowed: true, count: 6 });
+    expect(await rl.hit('a', 6)).toMatchObject({ allowed: false, count: 12, remaining: 0 });
+    expect(await createMemoryRateLimiter({ maxRequests: 0, windowMs: 1000 }).hit('a', 1_000_000)).toMatchObject({ allowed: true });
   });
 });
 
