@@ -166,6 +166,8 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     }),
   );
 
+  // More routes (a web front end) mount here: after /graphql, before the error handler.
+
   // Last: errors from any route above (bad JSON, a body too large, a failing route) as GraphQL JSON.
   app.use(graphqlErrorHandler({ logger, maxBodyBytes: config.apiMaxBodyBytes, exposeStacks, requestIdOf }));
 
