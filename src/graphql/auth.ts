@@ -25,6 +25,15 @@ export function createApiKeyChecker(keys: readonly string[]): (authorization: st
   };
 }
 
+/** `Basic base64(user:key)` becomes `Bearer key` (the dashboard's browser login); anything else is passed on as it is. */
+export function asBearer(authorization: string | undefined): string | undefined {
+  const basic = authorization === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (!basic?.[1]) return authorization;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : `Bearer ${decoded.slice(colon + 1)}`;
+}
+
 /** Resolver middleware for every mutation: nothing runs without a valid key. */
 export const RequireApiKey: MiddlewareFn<{ apiKeyStatus: ApiKeyStatus }> = async ({ context }, next) => {
   if (context.apiKeyStatus !== 'valid') {

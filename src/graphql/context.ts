@@ -27,6 +27,8 @@ export interface ApiContext {
   /** The request's clock reading: every relative time in one request uses the same instant. */
   now: Date;
   clientKey: string;
+  /** Units of the read rate limit this request paid before it was parsed (see http-guards.ts). */
+  readUnitsPaid: number;
   apiKeyStatus: ApiKeyStatus;
   enqueue: ApiEnqueue;
   config: ApiConfig;

@@ -9,6 +9,9 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import type express from 'express';
+import { asBearer } from './auth';
+
+export { asBearer };
 
 export interface OperatorRoutesOptions {
   renderMetrics?: () => Promise<{ contentType: string; body: string }>;
@@ -18,15 +21,6 @@ export interface OperatorRoutesOptions {
 }
 
 export const DASHBOARD_PATH = '/admin/queues';
-
-/** `Basic base64(user:key)` becomes `Bearer key`; anything else is passed on as it is. */
-export function asBearer(authorization: string | undefined): string | undefined {
-  const basic = authorization === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
-  if (!basic?.[1]) return authorization;
-  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : `Bearer ${decoded.slice(colon + 1)}`;
-}
 
 export function mountOperatorRoutes(app: express.Express, options: OperatorRoutesOptions): void {
   const { renderMetrics } = options;

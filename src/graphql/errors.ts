@@ -12,12 +12,20 @@ export type ApiErrorCode =
   | 'NOT_FOUND'
   | 'QUERY_TOO_COMPLEX'
   | 'RATE_LIMITED'
+  | 'BAD_REQUEST'
+  | 'PAYLOAD_TOO_LARGE'
   | 'INTERNAL_SERVER_ERROR';
 
-/** A bad argument: `argumentName` is the argument's path as the client wrote it (`filter.cidr`, `after`). */
+/**
+ * A bad argument: `argumentName` is the argument's path as the client wrote it (`filter.cidr`, `after`,
+ * `$f.tagsAll[1]`). Found before execution (no resolver ran), it answers HTTP 400 like graphql-js's own
+ * variable errors.
+ */
 export class BadUserInputError extends GraphQLError {
-  constructor(argumentName: string, message: string) {
-    super(`${argumentName}: ${message}`, { extensions: { code: 'BAD_USER_INPUT' satisfies ApiErrorCode, argumentName } });
+  constructor(argumentName: string, message: string, options: { beforeExecution?: boolean } = {}) {
+    super(`${argumentName}: ${message}`, {
+      extensions: { code: 'BAD_USER_INPUT' satisfies ApiErrorCode, argumentName, ...(options.beforeExecution ? { http: { status: 400 } } : {}) },
+    });
   }
 }
 
@@ -33,15 +41,16 @@ export class NotFoundError extends GraphQLError {
   }
 }
 
+/** Over one of the query limits; `limits` names the measure and its limit (`depth`/`maxDepth`, `aliases`/`maxAliases`, ...). */
 export class QueryTooComplexError extends GraphQLError {
-  constructor(message: string, limits: { depth?: number; maxDepth?: number; complexity?: number; maxComplexity?: number }) {
+  constructor(message: string, limits: Readonly<Record<string, number>>) {
     super(message, { extensions: { code: 'QUERY_TOO_COMPLEX' satisfies ApiErrorCode, ...limits, http: { status: 400 } } });
   }
 }
 
 export class RateLimitedError extends GraphQLError {
-  constructor(retryAfterSeconds: number) {
-    super(`rate limit exceeded: retry in ${retryAfterSeconds} s`, {
+  constructor(retryAfterSeconds: number, what = 'rate limit exceeded') {
+    super(`${what}: retry in ${retryAfterSeconds} s`, {
       extensions: {
         code: 'RATE_LIMITED' satisfies ApiErrorCode,
         retryAfterSeconds,
@@ -58,6 +67,7 @@ const CLIENT_CODES = new Set<string>([
   'NOT_FOUND',
   'QUERY_TOO_COMPLEX',
   'RATE_LIMITED',
+  'PAYLOAD_TOO_LARGE',
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_REQUEST',
@@ -84,15 +94,23 @@ export function isClientErrorCode(code: unknown): boolean {
 /** Request ids of masked errors, filled by the logging plugin before formatError runs. */
 export const maskedErrorRequestIds = new WeakMap<object, string>();
 
-/** Apollo `formatError`: client errors pass unchanged; the rest become INTERNAL_SERVER_ERROR with a request id. */
-export function formatApiError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  if (isClientErrorCode(formatted.extensions?.['code'])) return withVariableName(formatted);
-  const original = unwrapResolverError(error);
-  const requestId = typeof original === 'object' && original !== null ? maskedErrorRequestIds.get(original) : undefined;
-  return {
-    message: requestId ? `internal server error (request id ${requestId})` : 'internal server error',
-    ...(formatted.locations ? { locations: formatted.locations } : {}),
-    ...(formatted.path ? { path: formatted.path } : {}),
-    extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ApiErrorCode, ...(requestId ? { requestId } : {}) },
+/**
+ * Apollo `formatError`: client errors pass unchanged; the rest become INTERNAL_SERVER_ERROR with a
+ * request id, and keep Apollo's `stacktrace` only when `exposeStacks` (API_ERROR_STACKS, never in production).
+ */
+export function createErrorFormatter(options: { exposeStacks: boolean }): (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError {
+  return (formatted, error) => {
+    if (isClientErrorCode(formatted.extensions?.['code'])) return withVariableName(formatted);
+    const original = unwrapResolverError(error);
+    const requestId = typeof original === 'object' && original !== null ? maskedErrorRequestIds.get(original) : undefined;
+    const stacktrace = options.exposeStacks ? formatted.extensions?.['stacktrace'] : undefined;
+    return {
+      message: requestId ? `internal server error (request id ${requestId})` : 'internal server error',
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ApiErrorCode, ...(requestId ? { requestId } : {}), ...(stacktrace ? { stacktrace } : {}) },
+    };
   };
 }
+
+export const formatApiError = createErrorFormatter({ exposeStacks: false });

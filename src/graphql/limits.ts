@@ -1,5 +1,13 @@
 /**
- * Query depth and complexity limits, without a dependency. Both are checked once the operation and its
+ * Query limits, without a dependency.
+ *
+ * Document limits (tokens, fields, aliases) are checked on the query text in front of Apollo, before
+ * graphql-js validation, whose cost grows with the square of the fields sharing a name (its
+ * OverlappingFieldsCanBeMerged rule): an 11,000-field document would cost seconds of event loop to
+ * validate. Lexing stops one token past the cap, so an oversized document costs no more than a
+ * capped one.
+ *
+ * Depth and complexity limits. Both are checked once the operation and its
  * variables are known (a page size given as `$first` must count), after graphql-js validation and
  * before anything runs; both errors carry code QUERY_TOO_COMPLEX (a validation rule's error would be
  * re-coded GRAPHQL_VALIDATION_FAILED by Apollo).
@@ -11,6 +19,10 @@
  */
 import {
   getArgumentValues,
+  Lexer,
+  parse,
+  Source,
+  TokenKind,
   getNamedType,
   getNullableType,
   GraphQLList,
@@ -132,19 +144,77 @@ export function operationComplexity(
   return visit(operation.selectionSet, root, new Set());
 }
 
-/** Throws QUERY_TOO_COMPLEX when the operation's cost is over the limit. */
+/** Throws QUERY_TOO_COMPLEX when the operation's cost is over the limit; returns the cost otherwise. */
 export function assertComplexity(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   fragments: Fragments,
   variables: Record<string, unknown>,
   limits: QueryLimits,
-): void {
+): number {
   const complexity = operationComplexity(schema, operation, fragments, variables, limits);
   if (complexity > limits.maxComplexity) {
     throw new QueryTooComplexError(`query complexity ${complexity} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages or fewer fields`, {
       complexity,
       maxComplexity: limits.maxComplexity,
     });
+  }
+  return complexity;
+}
+
+export interface DocumentLimits {
+  maxTokens: number;
+  /** Field selections as written (a fragment's fields count once, however often it is spread). */
+  maxFields: number;
+  maxAliases: number;
+}
+
+/** Lexical tokens up to `stopAfter + 1`; null when the text does not lex (Apollo reports that syntax error). */
+function countTokens(source: string, stopAfter: number): number | null {
+  const lexer = new Lexer(new Source(source));
+  let n = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF && n <= stopAfter) n++;
+  } catch {
+    return null;
+  }
+  return n;
+}
+
+/**
+ * Throws QUERY_TOO_COMPLEX when the query text is over a document limit. A text that does not parse
+ * passes: Apollo parses it again and reports the syntax error as usual.
+ */
+export function assertDocumentLimits(source: string, limits: DocumentLimits): void {
+  const tokens = countTokens(source, limits.maxTokens);
+  if (tokens === null) return;
+  if (tokens > limits.maxTokens) {
+    throw new QueryTooComplexError(`the query has more than ${limits.maxTokens} tokens`, { maxTokens: limits.maxTokens });
+  }
+  let document;
+  try {
+    document = parse(source, { noLocation: true, maxTokens: limits.maxTokens });
+  } catch {
+    return;
+  }
+  let fields = 0;
+  let aliases = 0;
+  // Iterative: the nesting is as deep as the client likes, within the token cap.
+  const sets: SelectionSetNode[] = [];
+  for (const def of document.definitions) if ('selectionSet' in def && def.selectionSet) sets.push(def.selectionSet);
+  for (let set = sets.pop(); set; set = sets.pop()) {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        fields++;
+        if (sel.alias) aliases++;
+      }
+      if (sel.kind !== Kind.FRAGMENT_SPREAD && sel.selectionSet) sets.push(sel.selectionSet);
+    }
+  }
+  if (aliases > limits.maxAliases) {
+    throw new QueryTooComplexError(`the query has ${aliases} aliases, more than the limit of ${limits.maxAliases}`, { aliases, maxAliases: limits.maxAliases });
+  }
+  if (fields > limits.maxFields) {
+    throw new QueryTooComplexError(`the query selects ${fields} fields, more than the limit of ${limits.maxFields}`, { fields, maxFields: limits.maxFields });
   }
 }

@@ -1,33 +1,52 @@
 /**
- * Apollo plugins: the read rate limit and the complexity limit (both need the resolved operation and
- * its variables), and logging of internal errors with the request id before formatError masks them.
+ * Apollo plugins: the query limits and the read rate limit's charge (both need the resolved operation
+ * and its variables), and logging of internal errors with the request id before formatError masks them.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
 import type { ApiContext } from './context';
 import { isClientErrorCode, maskedErrorRequestIds, RateLimitedError } from './errors';
+import { assertValidText } from './input-text';
 import { assertComplexity, assertDepth, type QueryLimits } from './limits';
-import type { RateLimiter } from './rate-limit';
+import { secondsUntilReset, type RateDecision, type RateLimiter } from './rate-limit';
 
-export function limitsPlugin(limits: QueryLimits, rateLimiter: RateLimiter): ApolloServerPlugin<ApiContext> {
+/** X-RateLimit-Limit / -Remaining / -Reset (seconds until the window ends), as most public APIs send them. */
+export function rateLimitHeaders(limit: number, decision: RateDecision): Array<[string, string]> {
+  return [
+    ['x-ratelimit-limit', String(limit)],
+    ['x-ratelimit-remaining', String(decision.remaining)],
+    ['x-ratelimit-reset', String(secondsUntilReset(decision))],
+  ];
+}
+
+/** How many units of the read rate limit a read of this complexity costs: one per `complexityPerRead`, at least one. */
+export function readCost(complexity: number, complexityPerRead: number): number {
+  return Math.max(1, Math.ceil(complexity / complexityPerRead));
+}
+
+export function limitsPlugin(limits: QueryLimits & { complexityPerRead: number }, rateLimiter: RateLimiter): ApolloServerPlugin<ApiContext> {
   return {
     requestDidStart() {
       return Promise.resolve({
         async didResolveOperation(rc) {
           const operation = rc.operation;
           if (!operation) return; // Apollo reports a missing operation itself
-          // Reads are public and rate limited per client; mutations need a key and are not counted.
-          if (operation.operation === 'query') {
-            const decision = await rateLimiter.hit(rc.contextValue.clientKey);
-            if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
-          }
           const fragments = new Map<string, FragmentDefinitionNode>();
           for (const def of rc.document.definitions) {
             if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           }
           assertDepth(operation, fragments, limits.maxDepth);
-          assertComplexity(rc.schema, operation, fragments, rc.request.variables ?? {}, limits);
+          const complexity = assertComplexity(rc.schema, operation, fragments, rc.request.variables ?? {}, limits);
+          assertValidText(rc.document, rc.request.variables);
+          // Reads are public and pay for what they cost (the unit paid in front of Apollo included);
+          // mutations need a key and are not counted.
+          if (operation.operation !== 'query' || rateLimiter.limit <= 0) return;
+          const due = readCost(complexity, limits.complexityPerRead) - rc.contextValue.readUnitsPaid;
+          if (due <= 0) return;
+          const decision = await rateLimiter.hit(rc.contextValue.clientKey, due);
+          for (const [name, value] of rateLimitHeaders(rateLimiter.limit, decision)) rc.response.http.headers.set(name, value);
+          if (!decision.allowed) throw new RateLimitedError(secondsUntilReset(decision));
         },
       });
     },

@@ -1,35 +1,61 @@
 /**
- * Per-client fixed-window rate limit for reads. With Redis the counters are shared by every API
- * process (key `<prefix><client>:<window>`, expiring with the window); without Redis each process
- * counts for itself in memory. The answer says how long until the window ends, for a retry hint.
+ * Per-client fixed-window counters: the read rate limit (units of cost per window) and the count of
+ * failed authentications. With Redis the counters are shared by every API process (key
+ * `<prefix><client>:<window>`, expiring with the window); without Redis each process counts for itself
+ * in memory. Every answer says how many units are left and when the window ends (for Retry-After and
+ * the X-RateLimit headers).
  */
 import type { Redis } from 'ioredis';
 
 export interface RateLimitOptions {
-  /** Requests allowed per client per window; 0 disables the limit. */
+  /** Units allowed per client per window; 0 disables the limit. */
   maxRequests: number;
   windowMs: number;
 }
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
-
-export interface RateLimiter {
-  hit(clientKey: string): Promise<RateDecision>;
+export interface RateDecision {
+  /** false when this hit took the client's count over the limit. */
+  allowed: boolean;
+  /** Units counted in this window, this hit included. */
+  count: number;
+  /** Units left in this window. */
+  remaining: number;
+  /** Milliseconds until the window ends and the count starts again. */
+  resetMs: number;
 }
 
-// INCR then set the expiry on the first hit of a window, atomically; returns [count, ttl ms].
+export interface RateLimiter {
+  /** The units allowed per window; 0 when the limit is off (every hit is allowed and nothing is counted). */
+  readonly limit: number;
+  /** Counts `cost` units (0 only reads the count) and says whether the client is still within the limit. */
+  hit(clientKey: string, cost?: number): Promise<RateDecision>;
+}
+
+/** Whole seconds to wait, at least 1: for Retry-After and X-RateLimit-Reset. */
+export function secondsUntilReset(decision: RateDecision): number {
+  return Math.max(1, Math.ceil(decision.resetMs / 1000));
+}
+
+const UNLIMITED: RateDecision = { allowed: true, count: 0, remaining: 0, resetMs: 0 };
+
+function decide(count: number, resetMs: number, limit: number): RateDecision {
+  return { allowed: count <= limit, count, remaining: Math.max(0, limit - count), resetMs };
+}
+
+// INCRBY then give the key the window's expiry if it has none yet, atomically; returns [count, ttl ms].
 const HIT_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}
 `;
 
-/** How long a read waits for Redis before it is let through uncounted. */
+/** How long a hit waits for Redis before this process counts it by itself. */
 export const REDIS_LIMIT_TIMEOUT_MS = 250;
 
 /**
- * Fails open: when Redis is down or slow (the shared connection queues commands while it reconnects),
- * reads are let through and `onError` is told, rather than the whole API hanging on a counter.
+ * When Redis is down or slow (the shared connection queues commands while it reconnects), the hit is
+ * counted by this process alone (a memory limiter) and `onError` is told, rather than the whole API
+ * hanging on a counter or a hostile client going uncounted.
  */
 export function createRedisRateLimiter(
   redis: Redis,
@@ -38,9 +64,11 @@ export function createRedisRateLimiter(
   onError: (err: unknown) => void = () => undefined,
   now: () => number = Date.now,
 ): RateLimiter {
+  const fallback = createMemoryRateLimiter(options, now);
   return {
-    async hit(clientKey) {
-      if (options.maxRequests <= 0) return { allowed: true };
+    limit: options.maxRequests,
+    async hit(clientKey, cost = 1) {
+      if (options.maxRequests <= 0) return UNLIMITED;
       const window = Math.floor(now() / options.windowMs);
       const key = `${keyPrefix}${clientKey}:${window}`;
       let timer: NodeJS.Timeout | undefined;
@@ -50,7 +78,7 @@ export function createRedisRateLimiter(
         const timeout = new Promise<null>((resolve) => {
           timer = setTimeout(() => resolve(null), REDIS_LIMIT_TIMEOUT_MS);
         });
-        reply = await Promise.race([redis.eval(HIT_SCRIPT, 1, key, String(options.windowMs)) as Promise<[number, number]>, timeout]);
+        reply = await Promise.race([redis.eval(HIT_SCRIPT, 1, key, String(options.windowMs), String(cost)) as Promise<[number, number]>, timeout]);
         if (reply === null) onError(new Error(`rate-limit counter: no answer from Redis within ${REDIS_LIMIT_TIMEOUT_MS} ms`));
       } catch (err) {
         onError(err);
@@ -58,10 +86,9 @@ export function createRedisRateLimiter(
       } finally {
         clearTimeout(timer);
       }
-      if (reply === null) return { allowed: true };
+      if (reply === null) return fallback.hit(clientKey, cost);
       const [count, ttlMs] = reply;
-      if (count <= options.maxRequests) return { allowed: true };
-      return { allowed: false, retryAfterMs: ttlMs > 0 ? ttlMs : options.windowMs };
+      return decide(count, ttlMs > 0 ? ttlMs : options.windowMs, options.maxRequests);
     },
   };
 }
@@ -70,8 +97,9 @@ export function createMemoryRateLimiter(options: RateLimitOptions, now: () => nu
   let currentWindow = -1;
   let counts = new Map<string, number>();
   return {
-    hit(clientKey) {
-      if (options.maxRequests <= 0) return Promise.resolve({ allowed: true });
+    limit: options.maxRequests,
+    hit(clientKey, cost = 1) {
+      if (options.maxRequests <= 0) return Promise.resolve(UNLIMITED);
       const t = now();
       const window = Math.floor(t / options.windowMs);
       if (window !== currentWindow) {
@@ -79,10 +107,9 @@ export function createMemoryRateLimiter(options: RateLimitOptions, now: () => nu
         currentWindow = window;
         counts = new Map();
       }
-      const count = (counts.get(clientKey) ?? 0) + 1;
-      counts.set(clientKey, count);
-      if (count <= options.maxRequests) return Promise.resolve({ allowed: true });
-      return Promise.resolve({ allowed: false, retryAfterMs: (window + 1) * options.windowMs - t });
+      const count = (counts.get(clientKey) ?? 0) + cost;
+      if (cost > 0) counts.set(clientKey, count);
+      return Promise.resolve(decide(count, (window + 1) * options.windowMs - t, options.maxRequests));
     },
   };
 }

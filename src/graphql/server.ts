@@ -1,11 +1,13 @@
 /**
  * The HTTP side of the API: express 5 with CORS, /healthz, /readyz, a hook for the routes other parts
- * mount (/metrics, the bull-board dashboard), and Apollo on /graphql (Sandbox there outside production).
+ * mount (/metrics, the bull-board dashboard), and Apollo on /graphql (Sandbox there outside production),
+ * behind the guards of http-guards.ts (failed-authentication limit on every route that takes a key; read
+ * rate limit, body size and document limits before Apollo parses anything), and, last, an error handler
+ * that answers every error as GraphQL-shaped JSON without internals (http-errors.ts).
  * `startApi` listens and hands back a `close()` that stops Apollo and the HTTP server in that order;
  * the database and Redis belong to the caller, who closes them after.
  */
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
@@ -23,9 +25,11 @@ import { DEFAULT_LIST_SIZE_FOR_COMPLEXITY, type ApiConfig } from './api-config';
 import { createApiKeyChecker } from './auth';
 import { createContext, type ApiContext, type ApiEnqueue } from './context';
 import type { Db } from '../shared/db';
-import { formatApiError } from './errors';
+import { createErrorFormatter } from './errors';
+import { graphqlErrorHandler } from './http-errors';
+import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, readRateLimitGuard, readUnitsPaidOf, requestIdOf } from './http-guards';
 import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
-import { createMemoryRateLimiter, createRedisRateLimiter } from './rate-limit';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
 import { buildApiSchema } from './schema';
 
 export interface ApiDeps {
@@ -50,14 +54,6 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/**
- * The client identity for the rate limit: the peer address, or with API_TRUST_PROXY_HOPS the address
- * that many trusted proxies forwarded (express's req.ip); never a header an untrusted peer can forge.
- */
-function clientKeyOf(req: express.Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
 async function isDatabaseReady(prisma: Db): Promise<boolean> {
   try {
     await prisma.$queryRaw`SELECT 1`;
@@ -75,17 +71,29 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const httpServer = http.createServer(app);
 
   const schema = await buildApiSchema();
-  const rateLimit = { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs };
-  const rateLimiter = deps.redis
-    ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:api-ratelimit:`, rateLimit, (err) => logger.warn({ err }, 'rate limit not applied: Redis unavailable'))
-    : createMemoryRateLimiter(rateLimit);
-  const queryLimits = { maxDepth: config.apiMaxDepth, maxComplexity: config.apiMaxComplexity, defaultListSize: DEFAULT_LIST_SIZE_FOR_COMPLEXITY };
+  const limiter = (name: string, options: RateLimitOptions): RateLimiter =>
+    deps.redis
+      ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:${name}:`, options, (err) => logger.warn({ err }, `${name}: Redis unavailable, counted by this process alone`))
+      : createMemoryRateLimiter(options);
+  const rateLimiter = limiter('api-ratelimit', { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs });
+  const authFailures = limiter('api-authfail', { maxRequests: config.apiAuthFailureLimit, windowMs: config.apiAuthFailureWindowMs });
+  const queryLimits = {
+    maxDepth: config.apiMaxDepth,
+    maxComplexity: config.apiMaxComplexity,
+    defaultListSize: DEFAULT_LIST_SIZE_FOR_COMPLEXITY,
+    complexityPerRead: config.apiRateLimitComplexityPerRead,
+  };
+  const documentLimits = { maxTokens: config.apiMaxTokens, maxFields: config.apiMaxFields, maxAliases: config.apiMaxAliases };
   const checkApiKey = createApiKeyChecker(config.apiKeys);
+  // Stack traces reach a client only when asked for outside production (loadConfig refuses both together).
+  const exposeStacks = config.apiErrorStacks && !config.production;
 
   const apollo = new ApolloServer<ApiContext>({
     schema,
-    formatError: formatApiError,
-    includeStacktraceInErrorResponses: false,
+    formatError: createErrorFormatter({ exposeStacks }),
+    includeStacktraceInErrorResponses: exposeStacks,
+    // documentLimitsGuard has counted the tokens already; this keeps Apollo's own parse bounded too.
+    parseOptions: { maxTokens: config.apiMaxTokens },
     introspection: true,
     // gsindex serve owns SIGTERM/SIGINT: Apollo re-raising the signal would kill workers mid-job.
     stopOnTerminationSignals: false,
@@ -108,6 +116,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   await apollo.start();
 
   const allowAnyOrigin = config.apiCorsOrigins.includes('*');
+  app.use(assignRequestId);
   app.use(cors({ origin: allowAnyOrigin ? true : [...config.apiCorsOrigins], maxAge: 600 }));
 
   app.get('/healthz', (_req, res) => {
@@ -127,15 +136,19 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', database, ...(redis === undefined ? {} : { redis }) });
   });
 
+  // Every route below that takes an API key (mutations, the queue dashboard) counts wrong ones.
+  app.use(authFailureGuard(authFailures, checkApiKey));
+
   deps.mountRoutes?.(app);
 
   app.use(
     '/graphql',
-    express.json({ limit: '256kb' }),
+    readRateLimitGuard(rateLimiter, checkApiKey),
+    express.json({ limit: config.apiMaxBodyBytes }),
+    documentLimitsGuard(documentLimits),
     expressMiddleware(apollo, {
       context: ({ req, res }) => {
-        const requestId = randomUUID();
-        res.setHeader('x-request-id', requestId);
+        const requestId = requestIdOf(res);
         return Promise.resolve(
           createContext({
             prisma: deps.prisma,
@@ -143,6 +156,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
             requestId,
             now: new Date(),
             clientKey: clientKeyOf(req),
+            readUnitsPaid: readUnitsPaidOf(res),
             apiKeyStatus: checkApiKey(req.headers.authorization),
             enqueue: deps.enqueue ?? {},
             config,
@@ -151,6 +165,11 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       },
     }),
   );
+
+  // More routes (a web front end) mount here: after /graphql, before the error handler.
+
+  // Last: errors from any route above (bad JSON, a body too large, a failing route) as GraphQL JSON.
+  app.use(graphqlErrorHandler({ logger, maxBodyBytes: config.apiMaxBodyBytes, exposeStacks, requestIdOf }));
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

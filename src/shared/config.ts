@@ -101,6 +101,21 @@ const envSchema = z.object({
   API_MAX_COMPLEXITY: int(100, 100_000_000).default(50_000),
   /** Longest range a RAW history query may ask for, in hours. */
   API_RAW_HISTORY_MAX_HOURS: int(1, 24 * 366).default(48),
+  // The API facing hostile clients (docs/graphql.md, "Limits"): checked before a request is parsed or run.
+  /** Largest request body; a bigger one is refused with 413 before it is read. */
+  API_MAX_BODY_BYTES: int(1024, 16 * 1024 * 1024).default(65_536),
+  /** Most lexical tokens in a query document (graphql-js stops parsing there). */
+  API_MAX_TOKENS: int(100, 1_000_000).default(2000),
+  /** Most field selections written in a query document, and most of them aliased. */
+  API_MAX_FIELDS: int(10, 100_000).default(200),
+  API_MAX_ALIASES: int(0, 100_000).default(30),
+  /** A read costs one unit of API_RATE_LIMIT per this much query complexity (rounded up, at least one). */
+  API_RATE_LIMIT_COMPLEXITY_PER_READ: int(1, 100_000_000).default(100),
+  /** Failed authentications (a wrong API key) per client per window before every key it sends is refused; 0 disables. */
+  API_AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(10),
+  API_AUTH_FAILURE_WINDOW_MS: int(1000, 24 * 3600 * 1000).default(900_000),
+  /** Outside production only: internal errors carry their stack trace to the client, for debugging. */
+  API_ERROR_STACKS: bool.default(false),
   NODE_ENV: z.string().default('development'),
   SERVE_ROLES: z.string().default('api,scheduler,worker,management'),
   MIGRATE_ON_START: bool.default(true),
@@ -151,6 +166,14 @@ export interface Config {
   apiMaxDepth: number;
   apiMaxComplexity: number;
   apiRawHistoryMaxHours: number;
+  apiMaxBodyBytes: number;
+  apiMaxTokens: number;
+  apiMaxFields: number;
+  apiMaxAliases: number;
+  apiRateLimitComplexityPerRead: number;
+  apiAuthFailureLimit: number;
+  apiAuthFailureWindowMs: number;
+  apiErrorStacks: boolean;
   /** NODE_ENV=production: no Sandbox landing page. */
   production: boolean;
   roles: readonly ServeRole[];
@@ -228,6 +251,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     else problems.push(`SERVE_ROLES: unknown role '${role}' (expected ${SERVE_ROLES.join(', ')})`);
   }
 
+  if (e.API_ERROR_STACKS && e.NODE_ENV === 'production') problems.push('API_ERROR_STACKS: stack traces are never sent to clients in production (NODE_ENV=production)');
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -271,6 +296,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiMaxDepth: e.API_MAX_DEPTH,
     apiMaxComplexity: e.API_MAX_COMPLEXITY,
     apiRawHistoryMaxHours: e.API_RAW_HISTORY_MAX_HOURS,
+    apiMaxBodyBytes: e.API_MAX_BODY_BYTES,
+    apiMaxTokens: e.API_MAX_TOKENS,
+    apiMaxFields: e.API_MAX_FIELDS,
+    apiMaxAliases: e.API_MAX_ALIASES,
+    apiRateLimitComplexityPerRead: e.API_RATE_LIMIT_COMPLEXITY_PER_READ,
+    apiAuthFailureLimit: e.API_AUTH_FAILURE_LIMIT,
+    apiAuthFailureWindowMs: e.API_AUTH_FAILURE_WINDOW_MS,
+    apiErrorStacks: e.API_ERROR_STACKS,
     production: e.NODE_ENV === 'production',
     roles: Object.freeze(roles),
     migrateOnStart: e.MIGRATE_ON_START,

@@ -3,7 +3,9 @@ import type { LatencyHistogram } from '../../src/graphql/plugins';
 import { parse, Kind, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { buildApiSchema } from '../../src/graphql/schema';
 import { assertDepth, operationComplexity, operationDepth } from '../../src/graphql/limits';
-import { createMemoryRateLimiter } from '../../src/graphql/rate-limit';
+import IORedis from 'ioredis';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../src/graphql/rate-limit';
+import { freePort } from '../../src/shared/free-port';
 import { mapPattern, parseAddressOrCidr } from '../../src/graphql/game-server/server-filter';
 
 const limits = { maxDepth: 10, maxComplexity: 50_000, defaultListSize: 10 };
@@ -47,13 +49,35 @@ describe('memory rate limiter', () => {
   it('allows maxRequests per window per client, then says when the window ends', async () => {
     let t = 1_000_000;
     const rl = createMemoryRateLimiter({ maxRequests: 2, windowMs: 1000 }, () => t);
-    expect(await rl.hit('a')).toEqual({ allowed: true });
-    expect(await rl.hit('a')).toEqual({ allowed: true });
-    expect(await rl.hit('b')).toEqual({ allowed: true });
+    expect(await rl.hit('a')).toEqual({ allowed: true, count: 1, remaining: 1, resetMs: 1000 });
+    expect(await rl.hit('a')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await rl.hit('b')).toMatchObject({ allowed: true, remaining: 1 });
     t += 250;
-    expect(await rl.hit('a')).toEqual({ allowed: false, retryAfterMs: 750 });
+    expect(await rl.hit('a')).toEqual({ allowed: false, count: 3, remaining: 0, resetMs: 750 });
     t += 750;
-    expect(await rl.hit('a')).toEqual({ allowed: true });
+    expect(await rl.hit('a')).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  it('charges a cost in units; a cost of 0 reads the count without adding to it', async () => {
+    const rl = createMemoryRateLimiter({ maxRequests: 10, windowMs: 1000 }, () => 0);
+    expect(await rl.hit('a', 6)).toMatchObject({ allowed: true, count: 6, remaining: 4 });
+    expect(await rl.hit('a', 0)).toMatchObject({ allowed: true, count: 6 });
+    expect(await rl.hit('a', 6)).toMatchObject({ allowed: false, count: 12, remaining: 0 });
+    expect(await createMemoryRateLimiter({ maxRequests: 0, windowMs: 1000 }).hit('a', 1_000_000)).toMatchObject({ allowed: true });
+  });
+
+  it('with Redis unreachable, counts in this process instead of letting every request through', async () => {
+    // A closed loopback port: every command fails at once (no offline queue).
+    const redis = new IORedis({ host: '127.0.0.1', port: await freePort(), lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    const errors: unknown[] = [];
+    try {
+      const rl = createRedisRateLimiter(redis, 'gsindex-test-unreachable:', { maxRequests: 2, windowMs: 60_000 }, (err) => errors.push(err));
+      const decisions = [await rl.hit('a'), await rl.hit('a'), await rl.hit('a')];
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+      expect(errors).toHaveLength(3);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
