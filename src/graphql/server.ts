@@ -1,6 +1,7 @@
 /**
  * The HTTP side of the API: express 5 with CORS, /healthz, /readyz, a hook for the routes other parts
- * mount (/metrics, the bull-board dashboard), and Apollo on /graphql (Sandbox there outside production).
+ * mount (/metrics, the bull-board dashboard), the web pages of src/web (GraphiQL on a browser's GET
+ * /graphql), and Apollo on /graphql.
  * `startApi` listens and hands back a `close()` that stops Apollo and the HTTP server in that order;
  * the database and Redis belong to the caller, who closes them after.
  */
@@ -10,10 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express from 'express';
@@ -27,6 +25,7 @@ import { formatApiError } from './errors';
 import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './rate-limit';
 import { buildApiSchema } from './schema';
+import { createWebRouter } from '../web/routes';
 
 export interface ApiDeps {
   prisma: Db;
@@ -94,9 +93,8 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       limitsPlugin(queryLimits, rateLimiter),
       errorLoggingPlugin(),
       ...(deps.apiLatency ? [latencyPlugin(deps.apiLatency)] : []),
-      config.production
-        ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-        : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true }),
+      // A browser's GET /graphql gets the offline GraphiQL of src/web instead (Sandbox loads from a CDN).
+      ApolloServerPluginLandingPageDisabled(),
     ],
     logger: {
       debug: (m: string) => logger.debug(m),
@@ -128,6 +126,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   });
 
   deps.mountRoutes?.(app);
+  app.use(createWebRouter());
 
   app.use(
     '/graphql',

@@ -1,0 +1,61 @@
+/** Display helpers shared by the pages. */
+
+export function formatNumber(n: number | null | undefined, digits = 0): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return '–';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '–';
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${s % 60} s`;
+  return `${s} s`;
+}
+
+export function formatAgo(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const seconds = Math.round((now - Date.parse(iso)) / 1000);
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86400)} days ago`;
+}
+
+export function formatDateTime(iso: string): string {
+  const d = new Date(iso);
+  return d.toLocaleString('en-GB', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }) + ' UTC';
+}
+
+export function formatPercent(share: number | null | undefined): string {
+  if (share === null || share === undefined || Number.isNaN(share)) return '–';
+  return `${(share * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })} %`;
+}
+
+/** A stable colour per map name, for the map timeline (same map, same colour on every page). */
+export function mapColour(map: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < map.length; i++) h = Math.imul(h ^ map.charCodeAt(i), 16777619);
+  return `hsl(${(h >>> 0) % 360} 55% 50%)`;
+}
+
+/** Regional-indicator flag for an ISO 3166-1 alpha-2 code, plus the code itself (screen readers read the code). */
+export function countryLabel(code: string | null | undefined): string {
+  if (!code || !/^[A-Za-z]{2}$/.test(code)) return '–';
+  return code.toUpperCase();
+}
+
+export const RANGES = [
+  { key: '24h', label: '24 h', seconds: 24 * 3600 },
+  { key: '7d', label: '7 days', seconds: 7 * 24 * 3600 },
+  { key: '30d', label: '30 days', seconds: 30 * 24 * 3600 },
+  { key: '1y', label: '1 year', seconds: 365 * 24 * 3600 },
+] as const;
+
+export type RangeKey = (typeof RANGES)[number]['key'];
+
+export function rangeOf(key: string | null): (typeof RANGES)[number] {
+  return RANGES.find((r) => r.key === key) ?? RANGES[0];
+}
