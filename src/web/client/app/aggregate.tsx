@@ -26,7 +26,7 @@ interface AggregateData {
   };
 }
 
-const QUERY = (kind: 'game' | 'map') => `query Aggregate($pop: PopulationFilterInput, $filter: ServerFilterInput, $appId: Int, $folder: String, $from: DateTimeISO!, $to: DateTimeISO!) {
+const QUERY = (kind: 'game' | 'map') => `query Aggregate($pop: PopulationFilterInput, $filter: ServerFilterInput, ${kind === 'game' ? '$appId: Int, $folder: String, ' : ''}$from: DateTimeISO!, $to: DateTimeISO!) {
   population(filter: $pop, from: $from, to: $to, resolution: AUTO) {
     from to resolution bucketSeconds
     points { at playersAvg playersPeak serversOnline }
@@ -146,6 +146,7 @@ export function AggregatePage({ kind, value, url }: { kind: 'game' | 'map'; valu
 
 function RankTable({ head, rows }: { head: string[]; rows: Array<{ key: string; href: string; label: string; values: Array<number | string> }> }) {
   if (rows.length === 0) return <p class="empty">None right now.</p>;
+  const numeric = rows[0]?.values.map((v) => typeof v === 'number') ?? [];
   return (
     <div class="table-wrap">
       <table>
@@ -155,7 +156,7 @@ function RankTable({ head, rows }: { head: string[]; rows: Array<{ key: string; 
               #
             </th>
             {head.map((h, i) => (
-              <th key={h} scope="col" class={i > 0 ? 'num' : ''}>
+              <th key={h} scope="col" class={i > 0 && numeric[i - 1] ? 'num' : ''}>
                 {h}
               </th>
             ))}
@@ -169,7 +170,7 @@ function RankTable({ head, rows }: { head: string[]; rows: Array<{ key: string; 
                 <a href={r.href}>{r.label}</a>
               </td>
               {r.values.map((v, j) => (
-                <td key={j} class="num">
+                <td key={j} class={typeof v === 'number' ? 'num' : ''}>
                   {typeof v === 'number' ? formatNumber(v) : v}
                 </td>
               ))}

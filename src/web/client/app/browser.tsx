@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from './api';
-import { countryLabel, formatNumber } from './format';
+import { countryLabel, formatNumber, hostPort } from './format';
 import { navigate } from './router';
 
 const PAGE_SIZE = 25;
@@ -343,7 +343,7 @@ function ServerTable({ rows, sort, onSort }: { rows: Row[]; sort: { field: strin
               <tr key={r.id} data-testid="server-row">
                 <td class="name">
                   <a href={`/servers/${encodeURIComponent(String(r.id))}`}>{r.name ?? `${r.address}:${r.queryPort}`}</a>
-                  {r.passwordProtected && <span class="badge" title="Password protected">🔒<span class="visually-hidden"> password</span></span>}
+                  {r.passwordProtected && <span class="badge muted">password</span>}
                   {r.status !== 'ONLINE' && <span class="badge muted">{r.status.toLowerCase()}</span>}
                 </td>
                 <td class="wide-only">{gameKey ? <a href={`/games/${encodeURIComponent(gameKey)}`}>{r.game ?? r.folder ?? gameKey}</a> : '–'}</td>
@@ -354,7 +354,7 @@ function ServerTable({ rows, sort, onSort }: { rows: Row[]; sort: { field: strin
                 <td class="wide-only">{countryLabel(r.country)}</td>
                 <td class="num wide-only">{r.pingMs ?? '–'}</td>
                 <td class="wide-only mono">
-                  {r.address}:{r.gamePort ?? r.queryPort}
+                  {hostPort(r.address, r.gamePort ?? r.queryPort)}
                 </td>
               </tr>
             );

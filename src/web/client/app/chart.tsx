@@ -5,7 +5,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDateTime, formatNumber, mapColour } from './format';
+import { formatDateTime, formatNumber, mapColours } from './format';
 
 export interface ChartSeries {
   label: string;
@@ -70,6 +70,14 @@ export function Chart({ title, xs, series, fromSeconds, toSeconds, timeline }: P
         }),
       ],
     };
+    // The map timeline under the chart spans the plot area exactly (uPlot's bbox is in canvas pixels).
+    const alignTimeline = (u: uPlot): void => {
+      const figure = el.parentElement;
+      if (!figure) return;
+      figure.style.setProperty('--plot-left', `${u.bbox.left / uPlot.pxRatio}px`);
+      figure.style.setProperty('--plot-width', `${u.bbox.width / uPlot.pxRatio}px`);
+    };
+    opts.hooks = { setSize: [alignTimeline], ready: [alignTimeline] };
     const plot = new uPlot(opts, [xs, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
     el.dataset['points'] = String(plot.data[0]?.length ?? 0);
     el.dataset['drawn'] = '1';
@@ -96,7 +104,9 @@ export function Chart({ title, xs, series, fromSeconds, toSeconds, timeline }: P
 function MapTimeline({ spans, fromSeconds, toSeconds }: { spans: MapSpan[]; fromSeconds: number; toSeconds: number }) {
   const width = Math.max(1, toSeconds - fromSeconds);
   const pct = (iso: string): number => Math.min(100, Math.max(0, ((Date.parse(iso) / 1000 - fromSeconds) / width) * 100));
-  const maps = [...new Set(spans.map((s) => s.map))];
+  const colours = mapColours(spans.map((s) => s.map));
+  const maps = [...colours.keys()];
+  const colourOf = (m: string): string => colours.get(m) ?? 'gray';
   return (
     <div class="timeline" data-testid="map-timeline">
       <p class="timeline-title" id="timeline-title">Maps played</p>
@@ -106,7 +116,7 @@ function MapTimeline({ spans, fromSeconds, toSeconds }: { spans: MapSpan[]; from
           const right = pct(s.to);
           const label = `${s.map}: ${formatDateTime(s.from)} to ${formatDateTime(s.to)}`;
           return (
-            <li key={`${s.from}-${s.map}`} class="timeline-span" title={label} style={{ left: `${left}%`, width: `${Math.max(0.3, right - left)}%`, background: mapColour(s.map) }}>
+            <li key={`${s.from}-${s.map}`} class="timeline-span" title={label} style={{ left: `${left}%`, width: `${Math.max(0.3, right - left)}%`, background: colourOf(s.map) }}>
               <span class="visually-hidden">{label}</span>
             </li>
           );
@@ -115,7 +125,7 @@ function MapTimeline({ spans, fromSeconds, toSeconds }: { spans: MapSpan[]; from
       <ul class="timeline-legend">
         {maps.slice(0, 12).map((m) => (
           <li key={m}>
-            <span class="swatch" style={{ background: mapColour(m) }} aria-hidden="true" />
+            <span class="swatch" style={{ background: colourOf(m) }} aria-hidden="true" />
             <a href={`/maps/${encodeURIComponent(m)}`}>{m}</a>
           </li>
         ))}

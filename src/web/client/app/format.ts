@@ -34,11 +34,14 @@ export function formatPercent(share: number | null | undefined): string {
   return `${(share * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })} %`;
 }
 
-/** A stable colour per map name, for the map timeline (same map, same colour on every page). */
-export function mapColour(map: string): string {
-  let h = 2166136261;
-  for (let i = 0; i < map.length; i++) h = Math.imul(h ^ map.charCodeAt(i), 16777619);
-  return `hsl(${(h >>> 0) % 360} 55% 50%)`;
+/** Distinct colours for the map timeline, told apart in light and dark (Okabe-Ito and Tableau hues). */
+const MAP_PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#8c6bb1', '#b8a000', '#7f7f7f', '#17becf'];
+
+/** Colours for the maps of one timeline, in order of first appearance, so neighbours never share one. */
+export function mapColours(maps: readonly string[]): Map<string, string> {
+  const colours = new Map<string, string>();
+  for (const m of maps) if (!colours.has(m)) colours.set(m, MAP_PALETTE[colours.size % MAP_PALETTE.length] as string);
+  return colours;
 }
 
 /** Regional-indicator flag for an ISO 3166-1 alpha-2 code, plus the code itself (screen readers read the code). */
@@ -58,4 +61,9 @@ export type RangeKey = (typeof RANGES)[number]['key'];
 
 export function rangeOf(key: string | null): (typeof RANGES)[number] {
   return RANGES.find((r) => r.key === key) ?? RANGES[0];
+}
+
+/** address:port, with an IPv6 address in brackets as clients expect it. */
+export function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { gql, idLiteral } from './api';
 import { Chart, type ChartSeries, type MapSpan } from './chart';
-import { countryLabel, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, RANGES } from './format';
+import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, RANGES } from './format';
 import { navigate } from './router';
 
 interface Player {
@@ -133,7 +133,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
   const samples = server.history.points.reduce((n, p) => n + p.samples, 0);
   const online = server.history.points.reduce((n, p) => n + p.onlineShare * p.samples, 0);
   const gameKey = server.appId !== null ? String(server.appId) : server.folder;
-  const connect = `${server.address}:${server.gamePort ?? server.queryPort}`;
+  const connect = hostPort(server.address, server.gamePort ?? server.queryPort);
   return (
     <main id="main">
       <nav class="crumbs" aria-label="Breadcrumb">
