@@ -51,6 +51,7 @@ export function countryLabel(code: string | null | undefined): string {
 }
 
 export const RANGES = [
+  { key: '1h', label: '1 h', seconds: 3600 },
   { key: '24h', label: '24 h', seconds: 24 * 3600 },
   { key: '7d', label: '7 days', seconds: 7 * 24 * 3600 },
   { key: '30d', label: '30 days', seconds: 30 * 24 * 3600 },
@@ -59,8 +60,10 @@ export const RANGES = [
 
 export type RangeKey = (typeof RANGES)[number]['key'];
 
+export const DEFAULT_RANGE = '24h';
+
 export function rangeOf(key: string | null): (typeof RANGES)[number] {
-  return RANGES.find((r) => r.key === key) ?? RANGES[0];
+  return RANGES.find((r) => r.key === (key ?? DEFAULT_RANGE)) ?? (RANGES[1] as (typeof RANGES)[number]);
 }
 
 /** address:port, with an IPv6 address in brackets as clients expect it. */

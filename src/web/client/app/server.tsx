@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { gql, idLiteral } from './api';
 import { Chart, type ChartSeries, type MapSpan } from './chart';
-import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, RANGES } from './format';
+import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, RANGES, DEFAULT_RANGE } from './format';
 import { navigate } from './router';
 
 interface Player {
@@ -306,7 +306,7 @@ export function RangePicker({ current, url }: { current: string; url: URL }) {
     <div class="range" role="group" aria-label="Time range">
       {RANGES.map((r) => {
         const next = new URLSearchParams(url.searchParams);
-        if (r.key === '24h') next.delete('range');
+        if (r.key === DEFAULT_RANGE) next.delete('range');
         else next.set('range', r.key);
         const href = url.pathname + (next.toString() ? `?${next.toString()}` : '');
         return (
