@@ -47,7 +47,7 @@ describeWithChromium('web pages in headless Chromium', () => {
     await tb?.close();
     await api?.close();
     await tdb?.drop();
-  });
+  }, 60_000);
 
   async function open(pathAndQuery: string): Promise<Page> {
     const page = await tb.context.newPage();
@@ -156,7 +156,7 @@ describeWithChromium('web pages in headless Chromium', () => {
     await page.getByTestId('uptime').getByText('%').waitFor();
     await shot(page, 'server-24h');
 
-    for (const [range, resolution] of [['30d', 'HOUR'], ['1y', 'DAY'], ['7d', 'HOUR']] as const) {
+    for (const [range, resolution] of [['30d', 'HOUR'], ['1y', 'DAY'], ['7d', 'HOUR'], ['1h', 'RAW']] as const) {
       const answer = graphqlResponse(page, 'Server');
       await page.getByTestId(`range-${range}`).click();
       await page.waitForURL(new RegExp(`range=${range}`));

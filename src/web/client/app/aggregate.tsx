@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { gql } from './api';
 import { Chart, type ChartSeries } from './chart';
-import { formatNumber, rangeOf } from './format';
+import { AGGREGATE_RANGES, formatNumber, rangeOf } from './format';
 import { RangePicker } from './server';
 
 interface PopulationPoint {
@@ -39,7 +39,7 @@ const QUERY = (kind: 'game' | 'map') => `query Aggregate($pop: PopulationFilterI
 }`;
 
 export function AggregatePage({ kind, value, url }: { kind: 'game' | 'map'; value: string; url: URL }) {
-  const range = rangeOf(url.searchParams.get('range'));
+  const range = rangeOf(url.searchParams.get('range'), AGGREGATE_RANGES);
   const [data, setData] = useState<AggregateData | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -101,7 +101,7 @@ export function AggregatePage({ kind, value, url }: { kind: 'game' | 'map'; valu
       <section aria-labelledby="h-pop">
         <div class="section-head">
           <h2 id="h-pop">Players over time</h2>
-          <RangePicker current={range.key} url={url} />
+          <RangePicker current={range.key} url={url} ranges={AGGREGATE_RANGES} />
         </div>
         {!chart ? (
           <p aria-busy="true">Loading…</p>

@@ -52,6 +52,8 @@ export function Chart({ title, xs, series, fromSeconds, toSeconds, timeline }: P
         { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
         { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 44 },
       ],
+      // Axis labels in UTC like the rest of the pages, whatever the browser's time zone.
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       legend: { live: true },
       cursor: { drag: { x: false, y: false } },
       series: [

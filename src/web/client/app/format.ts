@@ -50,20 +50,32 @@ export function countryLabel(code: string | null | undefined): string {
   return code.toUpperCase();
 }
 
-export const RANGES = [
-  { key: '1h', label: '1 h', seconds: 3600 },
-  { key: '24h', label: '24 h', seconds: 24 * 3600 },
-  { key: '7d', label: '7 days', seconds: 7 * 24 * 3600 },
-  { key: '30d', label: '30 days', seconds: 30 * 24 * 3600 },
-  { key: '1y', label: '1 year', seconds: 365 * 24 * 3600 },
-] as const;
+export interface Range {
+  key: string;
+  label: string;
+  seconds: number;
+  /** The API's AUTO picks the resolution; the last hour of one server is read RAW (one point per crawl). */
+  resolution: 'AUTO' | 'RAW';
+}
 
-export type RangeKey = (typeof RANGES)[number]['key'];
+const DAY_SECONDS = 24 * 3600;
+const LAST_HOUR: Range = { key: '1h', label: '1 h', seconds: 3600, resolution: 'RAW' };
+const DAY: Range = { key: '24h', label: '24 h', seconds: DAY_SECONDS, resolution: 'AUTO' };
 
-export const DEFAULT_RANGE = '24h';
+/** Ranges of aggregates (rollups: an hour would be one point) ... */
+export const AGGREGATE_RANGES: readonly Range[] = [
+  DAY,
+  { key: '7d', label: '7 days', seconds: 7 * DAY_SECONDS, resolution: 'AUTO' },
+  { key: '30d', label: '30 days', seconds: 30 * DAY_SECONDS, resolution: 'AUTO' },
+  { key: '1y', label: '1 year', seconds: 365 * DAY_SECONDS, resolution: 'AUTO' },
+];
+/** ... and of one server, which also has its raw samples of the last hour. */
+export const SERVER_RANGES: readonly Range[] = [LAST_HOUR, ...AGGREGATE_RANGES];
 
-export function rangeOf(key: string | null): (typeof RANGES)[number] {
-  return RANGES.find((r) => r.key === (key ?? DEFAULT_RANGE)) ?? (RANGES[1] as (typeof RANGES)[number]);
+export const DEFAULT_RANGE = DAY.key;
+
+export function rangeOf(key: string | null, ranges: readonly Range[]): Range {
+  return ranges.find((r) => r.key === key) ?? DAY;
 }
 
 /** address:port, with an IPv6 address in brackets as clients expect it. */

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { gql, idLiteral } from './api';
 import { Chart, type ChartSeries, type MapSpan } from './chart';
-import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, RANGES, DEFAULT_RANGE } from './format';
+import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, SERVER_RANGES, DEFAULT_RANGE, type Range } from './format';
 import { navigate } from './router';
 
 interface Player {
@@ -60,13 +60,13 @@ interface ServerData {
 }
 
 function serverQuery(id: string): string {
-  return `query Server($from: DateTimeISO!, $to: DateTimeISO!) {
+  return `query Server($from: DateTimeISO!, $to: DateTimeISO!, $resolution: HistoryResolution!) {
   server(id: ${idLiteral(id)}) {
     id name address gamePort queryPort protocol game appId folder map players bots maxPlayers status country
     passwordProtected vacSecured os version keywords pingMs firstSeenAt lastAnsweredAt
     playerList { name score durationSeconds }
     rules { name value }
-    history(from: $from, to: $to, resolution: AUTO) {
+    history(from: $from, to: $to, resolution: $resolution) {
       resolution bucketSeconds from to
       points { at playersAvg playersMax onlineShare samples map }
       mapTimeline { map from to }
@@ -76,7 +76,7 @@ function serverQuery(id: string): string {
 }
 
 export function ServerPage({ id, url }: { id: string; url: URL }) {
-  const range = rangeOf(url.searchParams.get('range'));
+  const range = rangeOf(url.searchParams.get('range'), SERVER_RANGES);
   const [server, setServer] = useState<ServerData | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -85,7 +85,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
     const to = new Date();
     const from = new Date(to.getTime() - range.seconds * 1000);
     setError(null);
-    gql<{ server: ServerData | null }>(serverQuery(id), { from: from.toISOString(), to: to.toISOString() }, ctrl.signal).then(
+    gql<{ server: ServerData | null }>(serverQuery(id), { from: from.toISOString(), to: to.toISOString(), resolution: range.resolution }, ctrl.signal).then(
       (d) => setServer(d.server),
       (err: unknown) => {
         if (!ctrl.signal.aborted) setError(err instanceof Error ? err.message : String(err));
@@ -210,7 +210,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
       <section aria-labelledby="h-population">
         <div class="section-head">
           <h2 id="h-population">Players over time</h2>
-          <RangePicker current={range.key} url={url} />
+          <RangePicker current={range.key} url={url} ranges={SERVER_RANGES} />
         </div>
         {chart.xs.length === 0 ? (
           <p class="empty">No history in this range yet.</p>
@@ -240,7 +240,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
           {server.playerList.length === 0 ? (
             <p class="empty">Nobody is playing.</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap scroll-box" tabIndex={0} role="region" aria-label="Players now">
               <table data-testid="player-table">
                 <thead>
                   <tr>
@@ -275,7 +275,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
           ) : (
             <details open={server.rules.length <= 15}>
               <summary>Show {server.rules.length} rules</summary>
-              <div class="table-wrap">
+              <div class="table-wrap scroll-box" tabIndex={0} role="region" aria-label="Rules">
                 <table>
                   <thead>
                     <tr>
@@ -301,10 +301,10 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
   );
 }
 
-export function RangePicker({ current, url }: { current: string; url: URL }) {
+export function RangePicker({ current, url, ranges }: { current: string; url: URL; ranges: readonly Range[] }) {
   return (
     <div class="range" role="group" aria-label="Time range">
-      {RANGES.map((r) => {
+      {ranges.map((r) => {
         const next = new URLSearchParams(url.searchParams);
         if (r.key === DEFAULT_RANGE) next.delete('range');
         else next.set('range', r.key);
