@@ -103,8 +103,24 @@ export function Chart({ title, xs, series, fromSeconds, toSeconds, timeline }: P
   );
 }
 
-function MapTimeline({ spans, fromSeconds, toSeconds }: { spans: MapSpan[]; fromSeconds: number; toSeconds: number }) {
+/**
+ * Spans of one map split by a late crawl (a gap a little longer than the crawl interval) are drawn as one;
+ * gaps wider than a sliver of the range (an outage) stay visible.
+ */
+function bridgeSpans(spans: readonly MapSpan[], rangeSeconds: number): MapSpan[] {
+  const maxGapMs = rangeSeconds * 1000 * 0.02;
+  const out: MapSpan[] = [];
+  for (const s of spans) {
+    const last = out[out.length - 1];
+    if (last && last.map === s.map && Date.parse(s.from) - Date.parse(last.to) <= maxGapMs) last.to = s.to;
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+function MapTimeline({ spans: given, fromSeconds, toSeconds }: { spans: MapSpan[]; fromSeconds: number; toSeconds: number }) {
   const width = Math.max(1, toSeconds - fromSeconds);
+  const spans = bridgeSpans(given, width);
   const pct = (iso: string): number => Math.min(100, Math.max(0, ((Date.parse(iso) / 1000 - fromSeconds) / width) * 100));
   const colours = mapColours(spans.map((s) => s.map));
   const maps = [...colours.keys()];
