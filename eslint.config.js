@@ -7,12 +7,23 @@ module.exports = tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/web/client/**'],
     languageOptions: { parserOptions: { project: './tsconfig.check.json', tsconfigRootDir: __dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // Browser code (the web pages): its own tsconfig (DOM, JSX), the same rules.
+    files: ['src/web/client/**/*.ts', 'src/web/client/**/*.tsx'],
+    languageOptions: { parserOptions: { project: './src/web/client/tsconfig.json', tsconfigRootDir: __dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {

@@ -3,7 +3,7 @@
  * targets beside them) and a machine-readable summary that main.ts also writes to bench/out/.
  */
 export interface PartResult {
-  /** Part id used by --only: query, decode, crawl, storage, api. */
+  /** Part id used by --only: query, decode, crawl, storage, api, web. */
   id: string;
   title: string;
   /** Markdown body of the section (no heading). */

@@ -35,6 +35,8 @@ export interface DemoOptions {
 
 export interface RunningDemo {
   apiUrl: string;
+  /** The web pages (server browser) served by the same process: apiUrl without /graphql. */
+  webUrl: string;
   fleet: RunningFleet;
   master: SimValveMaster;
   stop(): Promise<void>;
@@ -89,9 +91,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     await fleet.stop();
     throw err;
   }
+  // The bound port: with --api-port 0 the OS picks one.
+  const apiUrl = service.apiUrl ?? `http://127.0.0.1:${options.apiPort}/graphql`;
   return {
-    // The bound port: with --api-port 0 the OS picks one.
-    apiUrl: service.apiUrl ?? `http://127.0.0.1:${options.apiPort}/graphql`,
+    apiUrl,
+    webUrl: apiUrl.replace(/\/graphql$/, '/'),
     fleet,
     master,
     async stop() {

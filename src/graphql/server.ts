@@ -1,9 +1,10 @@
 /**
  * The HTTP side of the API: express 5 with CORS, /healthz, /readyz, a hook for the routes other parts
- * mount (/metrics, the bull-board dashboard), and Apollo on /graphql (Sandbox there outside production),
- * behind the guards of http-guards.ts (failed-authentication limit on every route that takes a key; read
- * rate limit, body size and document limits before Apollo parses anything), and, last, an error handler
- * that answers every error as GraphQL-shaped JSON without internals (http-errors.ts).
+ * mount (/metrics, the bull-board dashboard), the web pages of src/web (GraphiQL on a browser's GET
+ * /graphql), and Apollo on /graphql, behind the guards of http-guards.ts (failed-authentication limit on
+ * every route that takes a key; read rate limit, body size and document limits before Apollo parses
+ * anything), and, last, an error handler that answers every error as GraphQL-shaped JSON without internals
+ * (http-errors.ts).
  * `startApi` listens and hands back a `close()` that stops Apollo and the HTTP server in that order;
  * the database and Redis belong to the caller, who closes them after.
  */
@@ -12,10 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express from 'express';
@@ -31,6 +29,7 @@ import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, re
 import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
 import { buildApiSchema } from './schema';
+import { createWebRouter } from '../web/routes';
 
 export interface ApiDeps {
   prisma: Db;
@@ -102,9 +101,8 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       limitsPlugin(queryLimits, rateLimiter),
       errorLoggingPlugin(),
       ...(deps.apiLatency ? [latencyPlugin(deps.apiLatency)] : []),
-      config.production
-        ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-        : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed: true }),
+      // A browser's GET /graphql gets the offline GraphiQL of src/web instead (Sandbox loads from a CDN).
+      ApolloServerPluginLandingPageDisabled(),
     ],
     logger: {
       debug: (m: string) => logger.debug(m),
@@ -140,6 +138,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   app.use(authFailureGuard(authFailures, checkApiKey));
 
   deps.mountRoutes?.(app);
+  app.use(createWebRouter());
 
   app.use(
     '/graphql',

@@ -53,6 +53,11 @@ describe('gsindex demo', () => {
 
   it('serves a populated index with history for every kind of source within a minute', async () => {
     expect(demo.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/graphql$/);
+    // The web pages are served by the same process, at the URL the demo prints first.
+    expect(demo.webUrl).toBe(demo.apiUrl.replace(/graphql$/, ''));
+    const page = await fetch(demo.webUrl, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/web/app.js');
     type Count = { servers: { totalCount: number } };
     const online = (protocols: string[]): Promise<Count> =>
       graphql<Count>(demo.apiUrl, `{ servers(first: 1, filter: { statuses: [ONLINE], protocols: ${JSON.stringify(protocols)} }) { totalCount } }`);

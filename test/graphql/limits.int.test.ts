@@ -1,7 +1,7 @@
 /**
  * The HTTP edge: depth and complexity limits, the read rate limit (in memory, and shared through Redis
  * by two API processes), internal errors masked and logged with the request id, health routes, CORS
- * and the Sandbox landing page.
+ * and the GraphQL explorer on a browser's GET /graphql.
  */
 import { Writable } from 'node:stream';
 import IORedis from 'ioredis';
@@ -200,16 +200,16 @@ describe('HTTP routes', () => {
     });
   });
 
-  it('Sandbox on GET /graphql outside production, not in production', async () => {
-    await withApi({}, async (api) => {
-      const res = await fetch(api.api.url, { headers: { accept: 'text/html' } });
-      expect(res.status).toBe(200);
-      expect(await res.text()).toMatch(/new window\.EmbeddedSandbox/);
-    });
-    await withApi({ production: true }, async (api) => {
-      const res = await fetch(api.api.url, { headers: { accept: 'text/html' } });
-      expect(await res.text()).not.toMatch(/new window\.EmbeddedSandbox/);
-    });
+  it('a browser on GET /graphql gets the local GraphiQL (no CDN-loaded Sandbox), in production too', async () => {
+    for (const production of [false, true]) {
+      await withApi({ production }, async (api) => {
+        const res = await fetch(api.api.url, { headers: { accept: 'text/html' } });
+        expect(res.status).toBe(200);
+        const html = await res.text();
+        expect(html).toContain('/web/graphiql/graphiql.js');
+        expect(html).not.toMatch(/EmbeddedSandbox|https?:\/\//);
+      });
+    }
   });
 
   it('observes request latency per operation when given a histogram', async () => {

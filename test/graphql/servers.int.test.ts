@@ -355,3 +355,23 @@ describe('server and serverByAddress', () => {
     expect((await api.gql(BY_ADDRESS, { a: '127.0.0.1', p: 1 })).errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
   });
 });
+
+describe('servers: totals for the filter', () => {
+  const TOTALS = 'query($filter: ServerFilterInput) { servers(filter: $filter, first: 1) { totalCount totalPlayers } }';
+  const playersOnline = (pred: (s: FleetServer) => boolean): number =>
+    seed.servers.filter((s) => listed(s) && pred(s) && s.status === 'ONLINE').reduce((sum, s) => sum + s.players, 0);
+
+  it('totalPlayers sums the players of the matching ONLINE servers, in one statement with totalCount', async () => {
+    counting.reset();
+    const all = await api.gql<{ servers: { totalCount: number; totalPlayers: number } }>(TOTALS, {});
+    expect(all.errors).toBeUndefined();
+    expect(all.data?.servers).toEqual({ totalCount: seed.servers.filter(listed).length, totalPlayers: playersOnline(() => true) });
+    expect(playersOnline(() => true)).toBeGreaterThan(0);
+    // keyset ids, rows, one count for both totals
+    expect(counting.statements().length).toBe(3);
+
+    const some = await api.gql<{ servers: { totalCount: number; totalPlayers: number } }>(TOTALS, { filter: { notEmpty: true, playersMax: 5 } });
+    const pred = (s: FleetServer): boolean => s.players > 0 && s.players <= 5;
+    expect(some.data?.servers).toEqual({ totalCount: seed.servers.filter((s) => listed(s) && pred(s)).length, totalPlayers: playersOnline(pred) });
+  });
+});

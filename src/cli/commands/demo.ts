@@ -24,10 +24,12 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   return n;
 }
 
-function examples(apiUrl: string): string {
+function examples(webUrl: string, apiUrl: string): string {
   return `
+Open ${webUrl} in a browser: the server browser, server, game and map pages.
+
 gsindex demo is running.
-  GraphQL (Apollo Sandbox in a browser): ${apiUrl}
+  GraphQL (GraphiQL in a browser): ${apiUrl}
   Metrics: ${apiUrl.replace('/graphql', '/metrics')}
 
 Try, after the first crawl (a few seconds):
@@ -81,7 +83,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     return 2;
   }
   const demo = await startDemo(options);
-  io.out(examples(demo.apiUrl));
+  io.out(examples(demo.webUrl, demo.apiUrl));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -116,8 +116,15 @@ export class GameServerResolver {
 @Resolver(() => ServerConnection)
 export class ServerConnectionResolver {
   @FieldResolver(() => Int, { complexity: 10, description: 'Servers matching the filter (counted on request).' })
-  totalCount(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
-    return countServers(ctx.prisma, conn.where);
+  async totalCount(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
+    conn.totals ??= countServers(ctx.prisma, conn.where);
+    return (await conn.totals).servers;
+  }
+
+  @FieldResolver(() => Int, { complexity: 10, description: 'Players on the matching servers that are ONLINE now (counted on request, with totalCount).' })
+  async totalPlayers(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
+    conn.totals ??= countServers(ctx.prisma, conn.where);
+    return (await conn.totals).players;
   }
 }
 

@@ -1,9 +1,10 @@
-/** The Relay connection of `servers`. `totalCount` is counted only when asked for. */
+/** The Relay connection of `servers`. `totalCount` and `totalPlayers` are counted only when asked for. */
 import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import type { Prisma } from '../../generated/prisma/client';
 import { PageInfo } from '../common/connection';
 import { GameServer } from './game-server.type';
+import type { ServerTotals } from './server-list';
 
 @ObjectType()
 export class ServerEdge {
@@ -25,6 +26,9 @@ export class ServerConnection {
   @Field(() => PageInfo)
   pageInfo!: PageInfo;
 
-  /** The filter, kept for the `totalCount` field resolver. */
+  /** The filter, kept for the `totalCount` and `totalPlayers` field resolvers. */
   where!: Prisma.Sql;
+
+  /** One count for both totals when a query asks for both. */
+  totals?: Promise<ServerTotals>;
 }

@@ -1,7 +1,7 @@
 /**
  * The keyset query behind `servers`: one statement for the page's ids and sort keys (a range scan of
- * the ordering's index from the cursor), one for the rows, and, only when `totalCount` is asked for,
- * one count. No OFFSET anywhere: every page costs the same.
+ * the ordering's index from the cursor), one for the rows, and, only when `totalCount` or
+ * `totalPlayers` is asked for, one count for both. No OFFSET anywhere: every page costs the same.
  */
 import { Prisma } from '../../generated/prisma/client';
 import type { Db } from '../../shared/db';
@@ -59,7 +59,15 @@ export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, di
     : { rows, hasNextPage: page.cursor !== null, hasPreviousPage: more };
 }
 
-export async function countServers(db: Db, where: Prisma.Sql): Promise<number> {
-  const [row] = await db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM game_server g WHERE ${where}`;
-  return row?.n ?? 0;
+export interface ServerTotals {
+  servers: number;
+  /** Players on the matching servers that are ONLINE (an offline server keeps its last count). */
+  players: number;
+}
+
+export async function countServers(db: Db, where: Prisma.Sql): Promise<ServerTotals> {
+  const [row] = await db.$queryRaw<Array<{ n: number; players: number }>>`
+    SELECT count(*)::int AS n, coalesce(sum(g.players) FILTER (WHERE g.status = 'ONLINE'), 0)::int AS players
+    FROM game_server g WHERE ${where}`;
+  return { servers: row?.n ?? 0, players: row?.players ?? 0 };
 }
