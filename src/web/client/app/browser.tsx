@@ -172,7 +172,9 @@ export function BrowserPage({ url }: { url: URL }) {
   }, []);
 
   const sort = sortOf(params);
-  const setParam = (changes: Record<string, string | null>): void => navigate(withParams(params, changes), true);
+  // From the URL as it is when the change lands, not as it was at this render: a text field applies after a
+  // pause in typing, and a box ticked during that pause must not be undone by it.
+  const setParam = (changes: Record<string, string | null>): void => navigate(withParams(new URLSearchParams(location.search), changes), true);
   const sortBy = (field: string): void => {
     const direction = sort.field === field ? (sort.direction === 'ASC' ? 'DESC' : 'ASC') : DESC_BY_DEFAULT.has(field) ? 'DESC' : 'ASC';
     navigate(withParams(params, { sort: field, dir: direction }));
