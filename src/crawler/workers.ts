@@ -6,6 +6,7 @@
  */
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/logger';
+import { onBullError } from '../shared/redis-health';
 import { crawlKeyOf, finishCrawl, listRun, queryBatch, requeryServer, startCrawl, type CrawlDeps, type FinishCrawlJob, type ListRunJob, type QueryBatchJob, type RequeryServerJob } from './crawl-jobs';
 import { CRAWL_QUEUE, JOB, QUERY_QUEUE, createRedis, type StartCrawlData } from './queues';
 import { loadSource } from './store/crawl-store';
@@ -71,7 +72,7 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
   );
   for (const w of [crawlWorker, queryWorker]) {
     w.on('failed', (job, err) => logger.warn({ job: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
-    w.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+    w.on('error', onBullError(logger, 'worker'));
   }
 
   return {

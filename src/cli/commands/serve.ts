@@ -19,6 +19,7 @@ import { loadConfig, SERVE_ROLES, type Config, type ServeRole } from '../../shar
 import { createDb, type Db } from '../../shared/db';
 import { createLogger, type Logger } from '../../shared/logger';
 import { Metrics } from '../../shared/metrics';
+import { useConnectionLogger } from '../../shared/redis-health';
 import { processIo, type CommandIo } from './io';
 
 const USAGE = `usage: gsindex serve [--role ${SERVE_ROLES.join('|')}]...
@@ -234,6 +235,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     }
   }
   const logger = createLogger(config.logLevel, 'gsindex');
+  useConnectionLogger(logger);
   const service = await startServe(config, roles, logger);
   logger.info({ roles }, 'gsindex serving');
   const signal = await waitForStop();
