@@ -337,7 +337,9 @@ async function main(): Promise<number> {
       await c.query<{ crawls: string; finished: string; partial: string; lost: string; samples: string; expected: string; missing: string; overlapped_samples: string; dup_rows: string }>(
         `WITH w AS (SELECT * FROM crawl WHERE started_at >= $1 AND started_at < $2 AND source_id = (SELECT id FROM master_source WHERE name = 'chaos-master')),
               s AS (SELECT crawl_id, count(*) AS n, count(DISTINCT game_server_id) AS d FROM server_sample WHERE crawl_id IN (SELECT id FROM w) GROUP BY crawl_id),
-              o AS (SELECT DISTINCT b.id FROM w b JOIN crawl a ON a.source_id = b.source_id AND a.id <> b.id AND a.started_at <= b.started_at AND (a.finished_at IS NULL OR a.finished_at > b.started_at))
+              -- A crawl that never finished ran until its last batch was written.
+              e AS (SELECT c.id, c.source_id, c.started_at, COALESCE(c.finished_at, (SELECT max(done_at) FROM crawl_batch b WHERE b.crawl_id = c.id), c.started_at) AS ended_at FROM crawl c),
+              o AS (SELECT DISTINCT b.id FROM w b JOIN e a ON a.source_id = b.source_id AND a.id <> b.id AND a.started_at <= b.started_at AND a.ended_at > b.started_at)
          SELECT count(*)::text AS crawls,
                 count(*) FILTER (WHERE finished_at IS NOT NULL AND NOT partial)::text AS finished,
                 count(*) FILTER (WHERE finished_at IS NOT NULL AND partial)::text AS partial,
@@ -429,9 +431,9 @@ function render(options: ChaosOptions, stats: FaultStats[], run: { totalMs: numb
     '',
     '- **finished / partial / lost**: `crawl.finished_at` set and `partial` false / set and `partial` true / never set.',
     `- **samples lost**: per crawl, the ${num(run.listedByMaster)} servers the master lists minus the distinct servers with a \`server_sample\` row of that crawl (every listed server gets a sample, online or not), summed.`,
-    '- **samples duplicated**: rows of `server_sample` beyond one per server and crawl, plus every sample written by a crawl that started while another crawl of the same source was still running (two samples of a server for one interval).',
+    '- **samples duplicated**: rows of `server_sample` beyond one per server and crawl, plus every sample written by a crawl that started while another crawl of the same source was still running (two samples of a server for one interval; a crawl that never finished counts as running until its last batch was written).',
     '- **API reads failed**: GraphQL list reads (5 s deadline) that errored or timed out between the start and the end of the fault.',
-    '- **time to recover**: from the end of the fault to the first complete (not partial) crawl that started after it.',
+    '- **time to recover**: from the end of the fault to the first complete (not partial) crawl that started after it finishing; it includes the wait for the next scheduled crawl (up to one interval) and that crawl\'s own duration, which the baseline row shows for a crawl with no fault.',
     '- **process restarts**: gsindex processes that exited by themselves during the fault window (restarted by the harness).',
     '',
     `Crawls closed with an error message over the whole run: ${run.crawlErrors}. The processes' logs of a run are in bench/out/chaos/.`,
