@@ -9,6 +9,7 @@
  */
 import { Queue, type JobsOptions } from 'bullmq';
 import IORedis from 'ioredis';
+import { connectionLogger, onBullError, watchRedis } from '../shared/redis-health';
 import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from './crawl-jobs';
 
 export const CRAWL_QUEUE = 'crawl';
@@ -40,9 +41,9 @@ export interface QueueSettings {
   jobBackoffMs: number;
 }
 
-/** One Redis connection as BullMQ wants it (its own per Queue / Worker). */
+/** One Redis connection as BullMQ wants it (its own per Queue / Worker); its errors go to the log (watchRedis). */
 export function createRedis(url: string): IORedis {
-  return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  return watchRedis(new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), url);
 }
 
 export function defaultJobOptions(s: Pick<QueueSettings, 'jobAttempts' | 'jobBackoffMs'>): JobsOptions {
@@ -66,6 +67,7 @@ export function createCrawlQueues(s: QueueSettings): CrawlQueues {
   const defaults = defaultJobOptions(s);
   const crawl = new Queue(CRAWL_QUEUE, { connection: crawlConnection, prefix: s.prefix, defaultJobOptions: defaults });
   const query = new Queue(QUERY_QUEUE, { connection: queryConnection, prefix: s.prefix, defaultJobOptions: defaults });
+  for (const queue of [crawl, query]) queue.on('error', onBullError(connectionLogger(), `queue ${queue.name}`));
   return {
     crawl,
     query,

@@ -2,14 +2,16 @@
  * The worker role: BullMQ workers running the crawl steps. Each worker has its own Redis connection.
  * Stalled jobs (a worker killed mid-job) go back to the queue after `stalledIntervalMs` and run again;
  * the database guards make that safe. stop(): workers finish their jobs in flight (up to graceMs), then
- * are closed by force, which hands the rest back to the queue; then Redis connections are closed.
+ * hand the rest back to the queue and close by force (worker-stop.ts); then Redis connections are closed.
  */
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/logger';
+import { closeRedis, onBullError } from '../shared/redis-health';
 import { crawlKeyOf, finishCrawl, listRun, queryBatch, requeryServer, startCrawl, type CrawlDeps, type FinishCrawlJob, type ListRunJob, type QueryBatchJob, type RequeryServerJob } from './crawl-jobs';
 import { CRAWL_QUEUE, JOB, QUERY_QUEUE, createRedis, type StartCrawlData } from './queues';
 import { loadSource } from './store/crawl-store';
 import { applyRetention } from './store/history-store';
+import { JobsInFlight } from './worker-stop';
 
 export interface WorkerSettings {
   redisUrl: string;
@@ -33,9 +35,10 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
   const queryConnection = createRedis(s.redisUrl);
   const common = { prefix: s.prefix, stalledInterval: s.stalledIntervalMs, lockDuration: s.lockDurationMs, maxStalledCount: 5 };
 
+  const inFlight = new JobsInFlight();
   const crawlWorker = new Worker(
     CRAWL_QUEUE,
-    async (job: Job, _token?: string, signal?: AbortSignal) => {
+    inFlight.track(async (job: Job, _token?: string, signal?: AbortSignal) => {
       switch (job.name) {
         case JOB.startCrawl: {
           const data = job.data as StartCrawlData;
@@ -57,37 +60,34 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
           logger.warn({ job: job.name }, 'unknown job on the crawl queue: ignored');
           return null;
       }
-    },
+    }),
     { ...common, connection: crawlConnection, concurrency: 4 },
   );
   const queryWorker = new Worker(
     QUERY_QUEUE,
-    async (job: Job, _token?: string, signal?: AbortSignal) => {
+    inFlight.track(async (job: Job, _token?: string, signal?: AbortSignal) => {
       if (job.name === JOB.requeryServer) await requeryServer(deps, job.data as RequeryServerJob, signal);
       else await queryBatch(deps, job.data as QueryBatchJob, signal);
       return null;
-    },
+    }),
     { ...common, connection: queryConnection, concurrency: s.concurrency },
   );
   for (const w of [crawlWorker, queryWorker]) {
     w.on('failed', (job, err) => logger.warn({ job: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
-    w.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+    w.on('error', onBullError(logger, 'worker'));
   }
 
   return {
     async stop() {
-      const graceful = Promise.all([crawlWorker.close(), queryWorker.close()]);
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), s.graceMs))),
-      ]);
-      clearTimeout(timer);
-      if (timedOut) {
-        logger.warn({ graceMs: s.graceMs }, 'jobs still running at stop: handing them back to the queue');
-        await Promise.all([crawlWorker.close(true), queryWorker.close(true)]);
-      }
-      await Promise.all([crawlConnection.quit().catch(() => undefined), queryConnection.quit().catch(() => undefined)]);
+      await inFlight.stop(
+        [
+          { worker: crawlWorker, connection: crawlConnection },
+          { worker: queryWorker, connection: queryConnection },
+        ],
+        s.graceMs,
+        logger,
+      );
+      await Promise.all([closeRedis(crawlConnection), closeRedis(queryConnection)]);
     },
   };
 }

@@ -19,6 +19,7 @@ import cors from 'cors';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../shared/logger';
+import { checkReadiness } from '../shared/readiness';
 import { DEFAULT_LIST_SIZE_FOR_COMPLEXITY, type ApiConfig } from './api-config';
 import { createApiKeyChecker } from './auth';
 import { createContext, type ApiContext, type ApiEnqueue } from './context';
@@ -51,15 +52,6 @@ export interface RunningApi {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-async function isDatabaseReady(prisma: Db): Promise<boolean> {
-  try {
-    await prisma.$queryRaw`SELECT 1`;
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function startApi(deps: ApiDeps): Promise<RunningApi> {
@@ -121,17 +113,11 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const database = await isDatabaseReady(deps.prisma);
-    let redis: boolean | undefined;
-    if (deps.redis) {
-      try {
-        redis = (await deps.redis.ping()) === 'PONG';
-      } catch {
-        redis = false;
-      }
-    }
-    const ready = database && redis !== false;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', database, ...(redis === undefined ? {} : { redis }) });
+    const { ready, results, failed } = await checkReadiness({
+      database: () => deps.prisma.$queryRaw`SELECT 1`,
+      redis: deps.redis ? () => deps.redis!.ping() : undefined,
+    });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', ...results, failed: failed.map((f) => f.name), reasons: Object.fromEntries(failed.map((f) => [f.name, f.reason])) });
   });
 
   // Every route below that takes an API key (mutations, the queue dashboard) counts wrong ones.

