@@ -17,7 +17,7 @@ import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
 import { mapLimit, type Querier } from './querier';
-import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
@@ -62,7 +62,9 @@ export interface CrawlSettings {
 export type CrawlEvent =
   | { type: 'listed'; crawlId: number; region: number; found: number; partial: boolean; error: string | null }
   | { type: 'batch'; crawlId: number; queried: number; answered: number; failed: number; written: number }
-  | { type: 'finished'; crawlId: number };
+  | { type: 'finished'; crawlId: number }
+  /** A scheduled or requested crawl found the source's previous crawl still running: not started. */
+  | { type: 'skipped'; sourceId: number; sourceName: string; runningCrawlId: number };
 
 export interface CrawlDeps {
   db: Db;
@@ -105,7 +107,17 @@ export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key
   const splits = deps.listSources(source).splits();
   const abandoned = await abandonStaleCrawls(deps.db, source.id, new Date(input.startedAt.getTime() - Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS)));
   if (abandoned > 0) deps.logger.warn({ source: source.name, abandoned }, 'older crawls never finished: closed as partial');
-  const crawl = await openCrawl(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  const open = await openCrawlIfIdle(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  if (open.running) {
+    // Never stacked: overlapping crawls of one source write the same servers twice and miscount `listed`.
+    deps.onEvent?.({ type: 'skipped', sourceId: source.id, sourceName: source.name, runningCrawlId: open.running.id });
+    deps.logger.info(
+      { source: source.name, skipped: input.key, running: open.running.key, runningForMs: input.startedAt.getTime() - open.running.startedAt.getTime() },
+      'crawl tick skipped: the previous crawl of the source is still running',
+    );
+    return null;
+  }
+  const crawl = open.opened;
   await ensureSamplePartition(deps.db, crawl.startedAt);
   if (crawl.finishedAt !== null) return crawl;
   const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);

@@ -28,6 +28,16 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
+/**
+ * The tick a job scheduler's job stands for (its id is `repeat:<scheduler>:<slot ms>`). Not job.timestamp:
+ * that is when the job was created, and BullMQ creates a tick's job again when its scheduler is upserted,
+ * which gave one tick two crawl keys.
+ */
+export function scheduledSlotMs(job: Pick<Job, 'id' | 'timestamp'>): number {
+  const slot = /^repeat:.+:(\d+)$/.exec(job.id ?? '')?.[1];
+  return slot === undefined ? job.timestamp : Number(slot);
+}
+
 export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger): RunningWorkers {
   const crawlConnection = createRedis(s.redisUrl);
   const queryConnection = createRedis(s.redisUrl);
@@ -41,8 +51,9 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
           const data = job.data as StartCrawlData;
           const source = await loadSource(deps.db, data.sourceId);
           if (!source || (!source.enabled && data.requestedAtMs === undefined)) return null;
-          const scheduledAtMs = data.requestedAtMs ?? job.timestamp;
-          const crawl = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, scheduledAtMs), startedAt: new Date(scheduledAtMs) });
+          const scheduledAtMs = data.requestedAtMs ?? scheduledSlotMs(job);
+          // Keyed by its tick, timed from when it really starts (a tick may wait in the queue).
+          const crawl = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, scheduledAtMs), startedAt: new Date() });
           return crawl?.id ?? null;
         }
         case JOB.listRun:

@@ -39,6 +39,10 @@ function crawlMetricsRecorder(db: Db, metrics: Metrics): (event: CrawlEvent) => 
     db.crawl.findUnique({ where: { id: crawlId }, select: { startedAt: true, finishedAt: true, source: { select: { name: true } } } });
   return (event) => {
     if (event.type === 'batch') return;
+    if (event.type === 'skipped') {
+      metrics.crawlTicksSkipped.inc({ source: event.sourceName });
+      return;
+    }
     // A metric is never worth failing a crawl over: lookups that fail are skipped.
     lookup(event.crawlId)
       .then((crawl) => {

@@ -38,6 +38,35 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
   });
 }
 
+/** Per-source lock: one start step of a source at a time decides whether a crawl is running. */
+const SOURCE_LOCK_CLASS = 7_271_007;
+
+export type OpenResult = { opened: CrawlRecord; running?: undefined } | { opened?: undefined; running: CrawlRecord };
+
+/**
+ * openCrawl, unless another crawl of the source is still open: then nothing is created and that crawl
+ * comes back as `running` (one source has at most one crawl running; the caller skips the tick). A
+ * retried start step finds its own crawl by key and gets it back as `opened`.
+ */
+export async function openCrawlIfIdle(db: Db, input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] }): Promise<OpenResult> {
+  const running = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SOURCE_LOCK_CLASS}, ${input.sourceId})`;
+    const rows = await tx.$queryRaw<{ id: number; key: string; started_at: Date }[]>`
+      SELECT id, key, started_at FROM crawl WHERE source_id = ${input.sourceId} AND finished_at IS NULL ORDER BY started_at LIMIT 1`;
+    const open = rows[0];
+    if (open && open.key !== input.key) return { id: open.id, key: open.key, sourceId: input.sourceId, startedAt: open.started_at, finishedAt: null };
+    if (!open) {
+      // Inserted under the lock, so a concurrent start step of the same source sees it.
+      await tx.$executeRaw`
+        INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId}, ${input.startedAt})
+        ON CONFLICT (key) DO NOTHING`;
+    }
+    return null;
+  });
+  if (running) return { running };
+  return { opened: await openCrawl(db, input) };
+}
+
 /**
  * The resume cursor the split's last recorded listing left (an earlier crawl of the source), or null when
  * that listing reached its end (or there is none): the next listing then starts from the beginning.
