@@ -5,6 +5,9 @@
 import type { Db } from '../../shared/db';
 import type { ListSplit, SourceRecord } from '../list-source';
 
+/** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
+const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
+
 export interface CrawlRecord {
   id: number;
   key: string;
@@ -35,11 +38,11 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
         ON CONFLICT DO NOTHING`;
     }
     return { id: crawl.id, key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
-  });
+  }, TX_OPTIONS);
 }
 
 /** Per-source lock: one start step of a source at a time decides whether a crawl is running. */
-const SOURCE_LOCK_CLASS = 7_271_007;
+const SOURCE_LOCK_CLASS = 7_271_008;
 
 export type OpenResult = { opened: CrawlRecord; running?: undefined } | { opened?: undefined; running: CrawlRecord };
 
@@ -62,7 +65,7 @@ export async function openCrawlIfIdle(db: Db, input: { key: string; sourceId: nu
         ON CONFLICT (key) DO NOTHING`;
     }
     return null;
-  });
+  }, TX_OPTIONS);
   if (running) return { running };
   return { opened: await openCrawl(db, input) };
 }
@@ -140,12 +143,17 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
     let missed = 0;
     let delisted = 0;
     if (!crawl.partial) {
+      // Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
       const rows = await tx.$queryRaw<{ status: string }[]>`
+        WITH target AS (
+          SELECT id FROM game_server
+          WHERE source_id = ${crawl.source_id} AND status <> 'DELISTED'
+            AND (last_listed_at IS NULL OR last_listed_at < ${crawl.started_at})
+          ORDER BY id FOR UPDATE)
         UPDATE game_server g SET missed_listings = g.missed_listings + 1,
           status = CASE WHEN g.missed_listings + 1 >= ${options.delistAfterMissedCrawls} THEN 'DELISTED'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        WHERE g.source_id = ${crawl.source_id} AND g.status <> 'DELISTED'
-          AND (g.last_listed_at IS NULL OR g.last_listed_at < ${crawl.started_at})
+        FROM target WHERE g.id = target.id
         RETURNING g.status::text AS status`;
       missed = rows.length;
       delisted = rows.filter((r) => r.status === 'DELISTED').length;
@@ -153,14 +161,18 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
     if (options.fakePortsPerIp > 0) {
       // Farms of fake servers: hundreds of query ports on one IP.
       await tx.$executeRaw`
+        WITH target AS (
+          SELECT id FROM game_server
+          WHERE NOT suspected_fake AND ip IN (
+            SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
+              AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
+            GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})
+          ORDER BY id FOR UPDATE)
         UPDATE game_server g SET suspected_fake = true, updated_at = now()
-        WHERE NOT g.suspected_fake AND g.ip IN (
-          SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
-            AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
-          GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})`;
+        FROM target WHERE g.id = target.id`;
     }
     return { finished: true, delisted, missed };
-  });
+  }, TX_OPTIONS);
 }
 
 export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {

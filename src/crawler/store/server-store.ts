@@ -63,8 +63,21 @@ function dedupe(rows: ListingRow[]): ListingRow[] {
   return [...seen.values()];
 }
 
+/**
+ * Locks these game_server rows in id order. Every multi-row write takes its row locks through this (or in
+ * id order in SQL) before it changes them, so writers over the same servers (a listing, query batches of
+ * two crawls, a crawl closing) queue behind each other instead of deadlocking (40P01).
+ */
+async function lockServers(tx: Tx, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.$queryRaw`SELECT id FROM game_server WHERE id = ANY(${[...ids]}::bigint[]) ORDER BY id FOR UPDATE`;
+}
+
+const byAddressAndPort = (a: ListingRow, b: ListingRow): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort);
+
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
-  const rows = dedupe(w.rows);
+  // In one order (address, query port), so concurrent listings insert new servers in the same order.
+  const rows = dedupe(w.rows).sort(byAddressAndPort);
   // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
   const countries = rows.map((r) => countryOfIp(r.ip));
   return db.$transaction(async (tx) => {
@@ -91,6 +104,11 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         managed: r.managed,
       })),
     );
+    // The listed servers that exist, locked in id order before the upsert changes them.
+    await tx.$queryRaw`
+      SELECT g.id FROM game_server g
+      JOIN jsonb_to_recordset(${input}::jsonb) AS x(address text, query_port int) ON g.address = x.address AND g.query_port = x.query_port
+      ORDER BY g.id FOR UPDATE OF g`;
     // Servers listed earlier in this same crawl (another region: 0xFF lists the whole world).
     const [before] = await tx.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM game_server g
@@ -336,6 +354,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       RETURNING run_id`;
     const claim = claimed[0];
     if (claim === undefined) return { duplicate: true, answered: 0, failed: 0, written: 0 };
+    await lockServers(tx, w.outcomes.map((o) => o.serverId));
 
     const answered: StateWrite[] = [];
     const failed: { id: number; code: string }[] = [];
