@@ -152,6 +152,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
           historyRawDays: config.historyRawDays,
           historyRollupDays: config.historyRollupDays,
           graceMs: config.stopGraceMs,
+          outageWaitMs: config.jobOutageWaitMs,
         },
         logger.child({ role: 'worker' }),
       );

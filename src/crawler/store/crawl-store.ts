@@ -187,6 +187,20 @@ export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord
  */
 export async function abandonStaleCrawls(db: Db, sourceId: number, startedBefore: Date): Promise<number> {
   return db.$executeRaw`
-    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, 'abandoned: its jobs never completed')
-    WHERE source_id = ${sourceId} AND finished_at IS NULL AND started_at < ${startedBefore}`;
+    UPDATE crawl c SET finished_at = now(), partial = true, error = COALESCE(c.error, format('abandoned: its jobs never completed (%s listing runs and %s query batches left)',
+        (SELECT count(*) FROM crawl_run r WHERE r.crawl_id = c.id AND r.finished_at IS NULL),
+        (SELECT count(*) FROM crawl_batch b WHERE b.crawl_id = c.id AND b.done_at IS NULL)))
+    WHERE c.source_id = ${sourceId} AND c.finished_at IS NULL AND c.started_at < ${startedBefore}`;
+}
+
+/**
+ * A job of the crawl failed for good (its attempts spent): the crawl can never complete, so it is closed
+ * now as partial with `reason`, instead of blocking its source's next crawls until it counts as stale.
+ * False when it was closed already.
+ */
+export async function closeCrawlAsFailed(db: Db, crawlId: number, reason: string): Promise<boolean> {
+  const n = await db.$executeRaw`
+    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason.slice(0, 1000)})
+    WHERE id = ${crawlId} AND finished_at IS NULL`;
+  return n > 0;
 }
