@@ -88,6 +88,42 @@ const STALE_AFTER_INTERVALS = 3;
 const STALE_AFTER_MIN_MS = 30 * 60_000;
 const blockedCache = new WeakMap<Db, { at: number; cidrs: string[] }>();
 
+/** How often a running list or query job checks that its crawl is still open. */
+const CANCEL_POLL_MS = 1000;
+
+/**
+ * A signal that aborts when `parent` does or when the crawl is closed or gone (its source disabled or
+ * removed: cancelOpenCrawls, or the crawl's rows deleted with the source), checked every second, so a
+ * running job stops sending to the source and its servers. `cancelled()` tells the second case apart.
+ */
+function watchCrawl(deps: CrawlDeps, crawlId: number, parent?: AbortSignal): { signal: AbortSignal; cancelled(): boolean; dispose(): void } {
+  const controller = new AbortController();
+  let cancelled = false;
+  const onParent = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener('abort', onParent, { once: true });
+  const timer = setInterval(() => {
+    getCrawl(deps.db, crawlId)
+      .then((c) => {
+        if (c !== null && c.finishedAt === null) return;
+        cancelled = true;
+        clearInterval(timer);
+        controller.abort(new DOMException('the crawl was closed (its source disabled or removed)', 'AbortError'));
+      })
+      // An unreachable database is the outage guard's business (workers.ts), not a cancellation.
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    cancelled: () => cancelled,
+    dispose() {
+      clearInterval(timer);
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}
+
 async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
   let cached = blockedCache.get(deps.db);
   if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
@@ -166,7 +202,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     // A listing cut short (a master's rate limit) goes on where it stopped instead of redoing the first pages.
     const resumeFrom = await lastResumeCursor(deps.db, { sourceId: source.id, region: run.region, split: run.split, before: crawl.startedAt });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
-    const deadline = startDeadline(deps.settings.listTimeoutMs, signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const watch = watchCrawl(deps, crawl.id, signal);
+    const deadline = startDeadline(deps.settings.listTimeoutMs, watch.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     try {
       const result = await deps.listSources(source).list(split, deadline.signal, resumeFrom ?? undefined);
       servers = result.servers;
@@ -178,7 +215,9 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       error = err instanceof Error ? err.message : String(err);
     } finally {
       deadline.dispose();
+      watch.dispose();
     }
+    if (watch.cancelled()) return;
     const policy = await currentPolicy(deps);
     const rows = servers.filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535).map((s) => toListingRow(s, split, policy));
     const written = await recordListing(deps.db, {
@@ -206,7 +245,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
 
 export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: AbortSignal): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
-  if (!crawl) return;
+  // A closed crawl has no batch left to run (finishCrawl waits for all): it was cancelled or given up.
+  if (!crawl || crawl.finishedAt !== null) return;
   const batch = await batchServerIds(deps.db, job.crawlId, job.batchKey);
   if (!batch || batch.done) {
     await maybeFinish(deps, crawl);
@@ -217,17 +257,19 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
   });
   const policy = await currentPolicy(deps);
-  const querySignal = signal ?? new AbortController().signal;
+  const watch = watchCrawl(deps, crawl.id, signal);
+  const querySignal = watch.signal;
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
-    if (s.managementRegistered) return null;
+    if (s.managementRegistered || querySignal.aborted) return null;
     const verdict = policy.check(s.address);
     if (!verdict.queryable) return { serverId: s.id, kind: 'refused', isRelay: verdict.reason === 'relay' };
     const outcome = await deps.querier.query({ serverId: s.id, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, querySignal);
     return outcome.kind === 'answered'
       ? { serverId: s.id, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
       : { serverId: s.id, kind: 'failed', code: outcome.code };
-  });
+  }).finally(() => watch.dispose());
+  if (watch.cancelled()) return;
   if (signal?.aborted) throw new Error('query batch aborted before its results were written; it will be retried');
   const result = await writeBatchOutcomes(deps.db, {
     crawlId: crawl.id,

@@ -6,7 +6,7 @@
  * queue), scheduler, management server, queues, database.
  */
 import { parseArgs } from 'node:util';
-import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, type CrawlQueues } from '../../crawler/queues';
+import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, removeSourceJobs, type CancelledSource, type CrawlQueues } from '../../crawler/queues';
 import { countOutcomes } from '../../crawler/counting-querier';
 import { buildCrawlDeps, createDefaultQuerier } from '../../crawler/runtime';
 import { startScheduler, upsertConfiguredSources } from '../../crawler/scheduler';
@@ -177,6 +177,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
             ? {
                 crawl: async (sourceId: number) => void (await enqueueCrawl(q, sourceId)),
                 query: async (serverId: number) => void (await enqueueServerQuery(q, serverId)),
+                cancelSource: async (source: CancelledSource) => void (await removeSourceJobs(q, source)),
               }
             : {},
         });

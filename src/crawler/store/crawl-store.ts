@@ -204,3 +204,14 @@ export async function closeCrawlAsFailed(db: Db, crawlId: number, reason: string
     WHERE id = ${crawlId} AND finished_at IS NULL`;
   return n > 0;
 }
+
+/**
+ * The source was disabled (or is about to be removed): its open crawls close now as partial with
+ * `reason`. Their jobs see the crawl closed and stop (crawl-jobs.ts watchCrawl): nothing more is sent.
+ */
+export async function cancelOpenCrawls(db: Db, sourceId: number, reason: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ key: string }[]>`
+    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason})
+    WHERE source_id = ${sourceId} AND finished_at IS NULL RETURNING key`;
+  return rows.map((r) => r.key);
+}
