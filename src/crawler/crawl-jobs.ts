@@ -314,6 +314,46 @@ async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { mi
   else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join('; ')}`);
 }
 
+interface RollupState {
+  running: Promise<void> | null;
+  next: { fromMs: number; promise: Promise<void>; resolve(): void; reject(err: unknown): void } | null;
+}
+const rollups = new WeakMap<Db, RollupState>();
+
+/**
+ * Rolls up from `from` to now, coalesced per process: while a rollup runs, every request that comes in
+ * joins one more run that starts when it ends (over the union of their ranges). Each caller's samples are
+ * written before it asks, so that run includes them; crawls finishing together no longer re-roll the same
+ * hour one after the other (each over every server of the hour), which held up the demo's crawls.
+ */
+function coalescedRollup(db: Db, from: Date): Promise<void> {
+  let state = rollups.get(db);
+  if (!state) rollups.set(db, (state = { running: null, next: null }));
+  const st = state;
+  const run = (fromMs: number): Promise<void> => {
+    const p = rollupRange(db, new Date(fromMs), new Date(Math.max(Date.now(), fromMs))).finally(() => {
+      const next = st.next;
+      st.next = null;
+      st.running = next ? run(next.fromMs).then(next.resolve, (err: unknown) => (next.reject(err), undefined)) : null;
+    });
+    return p;
+  };
+  if (st.running === null) {
+    const p = run(from.getTime());
+    st.running = p.catch(() => undefined);
+    return p;
+  }
+  if (st.next) {
+    st.next.fromMs = Math.min(st.next.fromMs, from.getTime());
+    return st.next.promise;
+  }
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  st.next = { fromMs: from.getTime(), promise, resolve, reject };
+  return promise;
+}
+
 export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl) return;
@@ -327,7 +367,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
   // Idempotent: re-rolling the crawl's hours gives the same rows.
-  await rollupRange(deps.db, crawl.startedAt, new Date(Math.max(Date.now(), crawl.startedAt.getTime())));
+  await coalescedRollup(deps.db, crawl.startedAt);
   deps.onEvent?.({ type: 'finished', crawlId: crawl.id });
 }
 

@@ -42,7 +42,11 @@ export interface RunningDemo {
 
 /** The demo's list sources: the simulated master for A2S, one address list per older protocol. */
 export function demoSources(fleet: RunningFleet, master: SimValveMaster): unknown[] {
-  const sources: unknown[] = [{ name: 'demo-valve-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, filter: '', regions: [] }];
+  // The simulated master has no rate limit (rateLimit: false below): paced like Valve's (the default), its
+  // nine region listings took ~45 s of every crawl, so the master's servers were crawled once a minute.
+  const sources: unknown[] = [
+    { name: 'demo-valve-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, filter: '', regions: [], options: { requestsPerMinute: 0 } },
+  ];
   const byProtocol = new Map<string, string[]>();
   for (const spec of fleet.specs) {
     if (spec.protocol === undefined || spec.protocol === 'source') continue;
