@@ -3,7 +3,8 @@
  * (mostly A2S, some older protocols) on loopback, a simulated Valve master listing its A2S servers,
  * address-list sources for the older protocols, Bomberman servers registered with gsindex's own
  * management server, and the whole service (API, scheduler, workers, management server) crawling it
- * every few seconds. The fleet's populations follow a compressed day so the charts have shape.
+ * every few seconds (a source whose crawl outlasts the interval: when that crawl is done). The fleet's
+ * populations follow a compressed day so the charts have shape.
  */
 import { startServe, type RunningServe } from '../cli/commands/serve';
 import { startFleet, type RunningFleet } from '../simulator/fleet';
