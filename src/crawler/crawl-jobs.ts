@@ -17,7 +17,7 @@ import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
 import { mapLimit, type Querier } from './querier';
-import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawl, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
@@ -63,7 +63,9 @@ export interface CrawlSettings {
 export type CrawlEvent =
   | { type: 'listed'; crawlId: number; region: number; found: number; partial: boolean; error: string | null }
   | { type: 'batch'; crawlId: number; queried: number; answered: number; failed: number; written: number }
-  | { type: 'finished'; crawlId: number };
+  | { type: 'finished'; crawlId: number }
+  /** A scheduled or requested crawl found the source's previous crawl still running: not started. */
+  | { type: 'skipped'; sourceId: number; sourceName: string; runningCrawlId: number };
 
 export interface CrawlDeps {
   db: Db;
@@ -87,6 +89,42 @@ const STALE_AFTER_INTERVALS = 3;
 const STALE_AFTER_MIN_MS = 30 * 60_000;
 const blockedCache = new WeakMap<Db, { at: number; cidrs: string[] }>();
 
+/** How often a running list or query job checks that its crawl is still open. */
+const CANCEL_POLL_MS = 1000;
+
+/**
+ * A signal that aborts when `parent` does or when the crawl is closed or gone (its source disabled or
+ * removed: cancelOpenCrawls, or the crawl's rows deleted with the source), checked every second, so a
+ * running job stops sending to the source and its servers. `cancelled()` tells the second case apart.
+ */
+function watchCrawl(deps: CrawlDeps, crawlId: number, parent?: AbortSignal): { signal: AbortSignal; cancelled(): boolean; dispose(): void } {
+  const controller = new AbortController();
+  let cancelled = false;
+  const onParent = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener('abort', onParent, { once: true });
+  const timer = setInterval(() => {
+    getCrawl(deps.db, crawlId)
+      .then((c) => {
+        if (c !== null && c.finishedAt === null) return;
+        cancelled = true;
+        clearInterval(timer);
+        controller.abort(new DOMException('the crawl was closed (its source disabled or removed)', 'AbortError'));
+      })
+      // An unreachable database is the outage guard's business (workers.ts), not a cancellation.
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    cancelled: () => cancelled,
+    dispose() {
+      clearInterval(timer);
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}
+
 async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
   let cached = blockedCache.get(deps.db);
   if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
@@ -106,7 +144,17 @@ export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key
   const splits = deps.listSources(source).splits();
   const abandoned = await abandonStaleCrawls(deps.db, source.id, new Date(input.startedAt.getTime() - Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS)));
   if (abandoned > 0) deps.logger.warn({ source: source.name, abandoned }, 'older crawls never finished: closed as partial');
-  const crawl = await openCrawl(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  const open = await openCrawlIfIdle(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  if (open.running) {
+    // Never stacked: overlapping crawls of one source write the same servers twice and miscount `listed`.
+    deps.onEvent?.({ type: 'skipped', sourceId: source.id, sourceName: source.name, runningCrawlId: open.running.id });
+    deps.logger.info(
+      { source: source.name, skipped: input.key, running: open.running.key, runningForMs: input.startedAt.getTime() - open.running.startedAt.getTime() },
+      'crawl tick skipped: the previous crawl of the source is still running',
+    );
+    return null;
+  }
+  const crawl = open.opened;
   await ensureSamplePartition(deps.db, crawl.startedAt);
   if (crawl.finishedAt !== null) return crawl;
   const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);
@@ -155,7 +203,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     // A listing cut short (a master's rate limit) goes on where it stopped instead of redoing the first pages.
     const resumeFrom = await lastResumeCursor(deps.db, { sourceId: source.id, region: run.region, split: run.split, before: crawl.startedAt });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
-    const deadline = startDeadline(deps.settings.listTimeoutMs, signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const watch = watchCrawl(deps, crawl.id, signal);
+    const deadline = startDeadline(deps.settings.listTimeoutMs, watch.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     try {
       const result = await deps.listSources(source).list(split, deadline.signal, resumeFrom ?? undefined);
       servers = result.servers;
@@ -167,7 +216,9 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       error = err instanceof Error ? err.message : String(err);
     } finally {
       deadline.dispose();
+      watch.dispose();
     }
+    if (watch.cancelled()) return;
     const policy = await currentPolicy(deps);
     const rows = servers.filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535).map((s) => toListingRow(s, split, policy));
     const written = await recordListing(deps.db, {
@@ -195,7 +246,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
 
 export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: AbortSignal): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
-  if (!crawl) return;
+  // A closed crawl has no batch left to run (finishCrawl waits for all): it was cancelled or given up.
+  if (!crawl || crawl.finishedAt !== null) return;
   const batch = await batchServerIds(deps.db, job.crawlId, job.batchKey);
   if (!batch || batch.done) {
     await maybeFinish(deps, crawl);
@@ -206,10 +258,11 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
   });
   const policy = await currentPolicy(deps);
-  const querySignal = signal ?? new AbortController().signal;
+  const watch = watchCrawl(deps, crawl.id, signal);
+  const querySignal = watch.signal;
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
-    if (s.managementRegistered) return null;
+    if (s.managementRegistered || querySignal.aborted) return null;
     const serverId = toId(s.id);
     const verdict = policy.check(s.address);
     if (!verdict.queryable) return { serverId, kind: 'refused', isRelay: verdict.reason === 'relay' };
@@ -217,7 +270,8 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     return outcome.kind === 'answered'
       ? { serverId, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
       : { serverId, kind: 'failed', code: outcome.code };
-  });
+  }).finally(() => watch.dispose());
+  if (watch.cancelled()) return;
   if (signal?.aborted) throw new Error('query batch aborted before its results were written; it will be retried');
   const result = await writeBatchOutcomes(deps.db, {
     crawlId: crawl.id,
@@ -262,6 +316,46 @@ async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { mi
   else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join('; ')}`);
 }
 
+interface RollupState {
+  running: Promise<void> | null;
+  next: { fromMs: number; promise: Promise<void>; resolve(): void; reject(err: unknown): void } | null;
+}
+const rollups = new WeakMap<Db, RollupState>();
+
+/**
+ * Rolls up from `from` to now, coalesced per process: while a rollup runs, every request that comes in
+ * joins one more run that starts when it ends (over the union of their ranges). Each caller's samples are
+ * written before it asks, so that run includes them; crawls finishing together no longer re-roll the same
+ * hour one after the other (each over every server of the hour), which held up the demo's crawls.
+ */
+function coalescedRollup(db: Db, from: Date): Promise<void> {
+  let state = rollups.get(db);
+  if (!state) rollups.set(db, (state = { running: null, next: null }));
+  const st = state;
+  const run = (fromMs: number): Promise<void> => {
+    const p = rollupRange(db, new Date(fromMs), new Date(Math.max(Date.now(), fromMs))).finally(() => {
+      const next = st.next;
+      st.next = null;
+      st.running = next ? run(next.fromMs).then(next.resolve, (err: unknown) => (next.reject(err), undefined)) : null;
+    });
+    return p;
+  };
+  if (st.running === null) {
+    const p = run(from.getTime());
+    st.running = p.catch(() => undefined);
+    return p;
+  }
+  if (st.next) {
+    st.next.fromMs = Math.min(st.next.fromMs, from.getTime());
+    return st.next.promise;
+  }
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  st.next = { fromMs: from.getTime(), promise, resolve, reject };
+  return promise;
+}
+
 export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl) return;
@@ -275,7 +369,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
   // Idempotent: re-rolling the crawl's hours gives the same rows.
-  await rollupRange(deps.db, crawl.startedAt, new Date(Math.max(Date.now(), crawl.startedAt.getTime())));
+  await coalescedRollup(deps.db, crawl.startedAt);
   deps.onEvent?.({ type: 'finished', crawlId: crawl.id });
 }
 

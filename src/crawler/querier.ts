@@ -53,6 +53,8 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
       if (running < limit) running += 1;
       else await new Promise<void>((resolve) => waiting.push(resolve));
       try {
+        // Aborted while it waited for a slot (its crawl cancelled, the worker stopping): nothing is sent.
+        if (signal.aborted) return { kind: 'failed', code: 'ABORTED', message: 'aborted before it was sent' };
         return await querier.query(target, signal);
       } finally {
         release();

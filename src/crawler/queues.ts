@@ -10,7 +10,9 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import IORedis from 'ioredis';
 import { connectionLogger, onBullError, watchRedis } from '../shared/redis-health';
+import type { Db } from '../shared/db';
 import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from './crawl-jobs';
+import { cancelOpenCrawls } from './store/crawl-store';
 
 export const CRAWL_QUEUE = 'crawl';
 export const QUERY_QUEUE = 'server-query';
@@ -106,4 +108,37 @@ export async function enqueueServerQuery(queues: Pick<CrawlQueues, 'query'>, ser
   const jobId = `requery-${serverId}-${nowMs}`;
   await queues.query.add(JOB.requeryServer, { serverId }, { jobId, attempts: 1 });
   return jobId;
+}
+
+export interface CancelledSource {
+  id: number;
+  name: string;
+  /** Keys of the crawls cancelSourceCrawls closed. */
+  crawlKeys: string[];
+}
+
+/**
+ * A source disabled or about to be removed: its open crawls close as partial with `reason`, which stops
+ * their running jobs within a second (they watch their crawl) and makes queued ones no-ops. Returns what
+ * removeSourceJobs needs to clear the queues too.
+ */
+export async function cancelSourceCrawls(db: Db, source: { id: number; name: string }, reason: string): Promise<CancelledSource> {
+  return { id: source.id, name: source.name, crawlKeys: await cancelOpenCrawls(db, source.id, reason) };
+}
+
+/** Removes the source's job scheduler and its queued jobs (start, list, query, finish); running ones stop on their own. */
+export async function removeSourceJobs(queues: Pick<CrawlQueues, 'crawl' | 'query'>, source: CancelledSource): Promise<number> {
+  await queues.crawl.removeJobScheduler(schedulerIdOf(source.name));
+  const prefixes = source.crawlKeys.flatMap((k) => [`list-${k}-`, `query-${k}-`, `finish-${k}`]);
+  let removed = 0;
+  for (const queue of [queues.crawl, queues.query]) {
+    for (const job of await queue.getJobs(['wait', 'delayed', 'prioritized'])) {
+      const id = job.id ?? '';
+      const ofSource = prefixes.some((p) => id.startsWith(p)) || (job.name === JOB.startCrawl && (job.data as Partial<StartCrawlData>).sourceId === source.id);
+      if (!ofSource) continue;
+      // A job that started meanwhile is locked and stays: it sees its crawl closed and stops.
+      if (await job.remove().then(() => true, () => false)) removed++;
+    }
+  }
+  return removed;
 }

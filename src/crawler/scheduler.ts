@@ -28,24 +28,43 @@ export async function upsertConfiguredSources(db: Db, sources: readonly MasterSo
   }
 }
 
-export async function syncSchedulers(db: Db, queues: Pick<CrawlQueues, 'crawl'>): Promise<{ active: string[]; removed: string[] }> {
+/**
+ * Upserts a job scheduler only when it is missing or its interval or job differ: upserting an existing
+ * scheduler makes BullMQ create its pending tick's job again (a new job, put back at the end of the
+ * queue when it was waiting), which delayed that tick and ran it next to the following one.
+ */
+async function ensureScheduler(
+  queue: CrawlQueues['crawl'],
+  existing: ReadonlyMap<string, { every?: number; name: string; data?: unknown }>,
+  id: string,
+  every: number,
+  job: { name: string; data: object },
+): Promise<boolean> {
+  const current = existing.get(id);
+  if (current && current.every === every && current.name === job.name && JSON.stringify(current.data ?? {}) === JSON.stringify(job.data)) return false;
+  await queue.upsertJobScheduler(id, { every }, job);
+  return true;
+}
+
+export async function syncSchedulers(db: Db, queues: Pick<CrawlQueues, 'crawl'>): Promise<{ active: string[]; removed: string[]; upserted: string[] }> {
   const sources = await db.masterSource.findMany({ where: { enabled: true } });
+  const existing = new Map((await queues.crawl.getJobSchedulers()).map((j) => [j.key, { every: j.every, name: j.name, data: j.template?.data as unknown }]));
   const active: string[] = [];
+  const upserted: string[] = [];
   for (const s of sources) {
     const id = schedulerIdOf(s.name);
-    await queues.crawl.upsertJobScheduler(id, { every: s.intervalMs }, { name: JOB.startCrawl, data: { sourceId: s.id } satisfies StartCrawlData });
+    if (await ensureScheduler(queues.crawl, existing, id, s.intervalMs, { name: JOB.startCrawl, data: { sourceId: s.id } satisfies StartCrawlData })) upserted.push(id);
     active.push(id);
   }
-  await queues.crawl.upsertJobScheduler(RETENTION_SCHEDULER_ID, { every: RETENTION_EVERY_MS }, { name: JOB.applyRetention, data: {} });
+  if (await ensureScheduler(queues.crawl, existing, RETENTION_SCHEDULER_ID, RETENTION_EVERY_MS, { name: JOB.applyRetention, data: {} })) upserted.push(RETENTION_SCHEDULER_ID);
   const removed: string[] = [];
-  for (const existing of await queues.crawl.getJobSchedulers()) {
-    const id = existing.key;
+  for (const id of existing.keys()) {
     if (id.startsWith('sweep-') && !active.includes(id)) {
       await queues.crawl.removeJobScheduler(id);
       removed.push(id);
     }
   }
-  return { active, removed };
+  return { active, removed, upserted };
 }
 
 export interface RunningScheduler {
@@ -55,8 +74,17 @@ export interface RunningScheduler {
 export async function startScheduler(db: Db, queues: Pick<CrawlQueues, 'crawl'>, logger: Logger, resyncMs = 60_000): Promise<RunningScheduler> {
   const first = await syncSchedulers(db, queues);
   logger.info({ schedulers: first.active }, 'scheduler started');
+  let syncing = false;
   const timer = setInterval(() => {
-    syncSchedulers(db, queues).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scheduler sync failed'));
+    // One sync at a time: while Redis is away its commands wait, and syncs must not pile up behind them.
+    if (syncing) return;
+    syncing = true;
+    syncSchedulers(db, queues)
+      .then((r) => {
+        if (r.upserted.length > 0 || r.removed.length > 0) logger.info({ upserted: r.upserted, removed: r.removed }, 'schedulers changed');
+      })
+      .catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scheduler sync failed'))
+      .finally(() => (syncing = false));
   }, resyncMs);
   timer.unref();
   return {

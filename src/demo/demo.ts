@@ -3,7 +3,8 @@
  * (mostly A2S, some older protocols) on loopback, a simulated Valve master listing its A2S servers,
  * address-list sources for the older protocols, Bomberman servers registered with gsindex's own
  * management server, and the whole service (API, scheduler, workers, management server) crawling it
- * every few seconds. The fleet's populations follow a compressed day so the charts have shape.
+ * every few seconds (a source whose crawl outlasts the interval: when that crawl is done). The fleet's
+ * populations follow a compressed day so the charts have shape.
  */
 import { startServe, type RunningServe } from '../cli/commands/serve';
 import { startFleet, type RunningFleet } from '../simulator/fleet';
@@ -44,7 +45,11 @@ export interface RunningDemo {
 
 /** The demo's list sources: the simulated master for A2S, one address list per older protocol. */
 export function demoSources(fleet: RunningFleet, master: SimValveMaster): unknown[] {
-  const sources: unknown[] = [{ name: 'demo-valve-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, filter: '', regions: [] }];
+  // The simulated master has no rate limit (rateLimit: false below): paced like Valve's (the default), its
+  // nine region listings took ~45 s of every crawl, so the master's servers were crawled once a minute.
+  const sources: unknown[] = [
+    { name: 'demo-valve-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, filter: '', regions: [], options: { requestsPerMinute: 0 } },
+  ];
   const byProtocol = new Map<string, string[]>();
   for (const spec of fleet.specs) {
     if (spec.protocol === undefined || spec.protocol === 'source') continue;

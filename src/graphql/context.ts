@@ -7,6 +7,7 @@ import type { Logger } from '../shared/logger';
 import type { ApiKeyStatus } from './auth';
 import type { ApiConfig } from './api-config';
 import type { Db } from '../shared/db';
+import type { CancelledSource } from '../crawler/queues';
 import { createLoaders, type Loaders } from './loaders';
 
 /** Enqueue a query of one game server now (the crawler's queue); absent when the API runs without one. */
@@ -14,9 +15,13 @@ export type EnqueueQuery = (gameServerId: number) => Promise<void>;
 /** Start a crawl of one list source now. */
 export type EnqueueCrawl = (sourceId: number) => Promise<void>;
 
+/** Clear a disabled or removed source's scheduler and queued jobs (its crawls are closed already). */
+export type CancelSourceJobs = (source: CancelledSource) => Promise<void>;
+
 export interface ApiEnqueue {
   query?: EnqueueQuery;
   crawl?: EnqueueCrawl;
+  cancelSource?: CancelSourceJobs;
 }
 
 export interface ApiContext {

@@ -69,6 +69,8 @@ const envSchema = z.object({
   /** Deadline for one listing run (one region of a master, one Steam Web API listing). */
   LIST_TIMEOUT_MS: int(100, 24 * 3_600_000).default(600_000),
   JOB_BACKOFF_MS: int(0, 3_600_000).default(2000),
+  /** How long a crawl job waits for PostgreSQL or Redis to come back, without spending attempts, before it fails as usual. */
+  JOB_OUTAGE_WAIT_MS: int(0, 24 * 3_600_000).default(900_000),
   OFFLINE_AFTER_FAILURES: int(1, 1000).default(3),
   DELIST_AFTER_MISSED_CRAWLS: int(1, 1000).default(3),
   HISTORY_RAW_DAYS: int(1, 366).default(7),
@@ -142,6 +144,7 @@ export interface Config {
   stopGraceMs: number;
   listTimeoutMs: number;
   jobBackoffMs: number;
+  jobOutageWaitMs: number;
   offlineAfterFailures: number;
   delistAfterMissedCrawls: number;
   historyRawDays: number;
@@ -273,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stopGraceMs: e.STOP_GRACE_MS,
     listTimeoutMs: e.LIST_TIMEOUT_MS,
     jobBackoffMs: e.JOB_BACKOFF_MS,
+    jobOutageWaitMs: e.JOB_OUTAGE_WAIT_MS,
     offlineAfterFailures: e.OFFLINE_AFTER_FAILURES,
     delistAfterMissedCrawls: e.DELIST_AFTER_MISSED_CRAWLS,
     historyRawDays: e.HISTORY_RAW_DAYS,

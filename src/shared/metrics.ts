@@ -43,6 +43,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // --- crawl reliability (issue 11): ticks skipped, jobs waiting out an outage, jobs given up ---
+  readonly crawlTicksSkipped = new Counter({
+    name: 'gsindex_crawl_ticks_skipped_total',
+    help: 'Crawl ticks not started because the previous crawl of the source was still running',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  // --- end crawl reliability ---
+
   private readonly queueSources: QueueDepthSource[] = [];
 
   constructor() {

@@ -14,7 +14,8 @@ import { processIo, type CommandIo } from './io';
 const USAGE = `usage: gsindex demo [--servers N] [--api-port PORT] [--management-port PORT] [--interval-ms MS] [--day-minutes M]
 
 Starts a simulated fleet (default 3000 servers) on loopback with a simulated master, Bomberman servers
-registered with the management server, and gsindex crawling it all every --interval-ms (default 10000).
+registered with the management server, and gsindex crawling each source every --interval-ms (default 10000),
+or when its previous crawl is done if that takes longer (one crawl per source at a time).
 The fleet's populations follow a day compressed into --day-minutes (default 10). Stop with Ctrl-C.`;
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {

@@ -7,7 +7,7 @@
  * exits within the grace period plus about 2 s whatever still hangs.
  */
 import { parseArgs } from 'node:util';
-import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, type CrawlQueues } from '../../crawler/queues';
+import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, removeSourceJobs, type CancelledSource, type CrawlQueues } from '../../crawler/queues';
 import { countOutcomes } from '../../crawler/counting-querier';
 import { buildCrawlDeps, createDefaultQuerier } from '../../crawler/runtime';
 import { startScheduler, upsertConfiguredSources } from '../../crawler/scheduler';
@@ -42,6 +42,10 @@ function crawlMetricsRecorder(db: Db, metrics: Metrics): (event: CrawlEvent) => 
     db.crawl.findUnique({ where: { id: crawlId }, select: { startedAt: true, finishedAt: true, source: { select: { name: true } } } });
   return (event) => {
     if (event.type === 'batch') return;
+    if (event.type === 'skipped') {
+      metrics.crawlTicksSkipped.inc({ source: event.sourceName });
+      return;
+    }
     // A metric is never worth failing a crawl over: lookups that fail are skipped.
     lookup(event.crawlId)
       .then((crawl) => {
@@ -157,6 +161,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
           historyRawDays: config.historyRawDays,
           historyRollupDays: config.historyRollupDays,
           graceMs: config.stopGraceMs,
+          outageWaitMs: config.jobOutageWaitMs,
         },
         logger.child({ role: 'worker' }),
       );
@@ -181,6 +186,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
             ? {
                 crawl: async (sourceId: number) => void (await enqueueCrawl(q, sourceId)),
                 query: async (serverId: number) => void (await enqueueServerQuery(q, serverId)),
+                cancelSource: async (source: CancelledSource) => void (await removeSourceJobs(q, source)),
               }
             : {},
         });

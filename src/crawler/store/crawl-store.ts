@@ -6,6 +6,9 @@ import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
 import type { ListSplit, SourceRecord } from '../list-source';
 
+/** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
+const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
+
 export interface CrawlRecord {
   id: number;
   key: string;
@@ -36,7 +39,36 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
         ON CONFLICT DO NOTHING`;
     }
     return { id: toId(crawl.id), key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
-  });
+  }, TX_OPTIONS);
+}
+
+/** Per-source lock: one start step of a source at a time decides whether a crawl is running. */
+const SOURCE_LOCK_CLASS = 7_271_008;
+
+export type OpenResult = { opened: CrawlRecord; running?: undefined } | { opened?: undefined; running: CrawlRecord };
+
+/**
+ * openCrawl, unless another crawl of the source is still open: then nothing is created and that crawl
+ * comes back as `running` (one source has at most one crawl running; the caller skips the tick). A
+ * retried start step finds its own crawl by key and gets it back as `opened`.
+ */
+export async function openCrawlIfIdle(db: Db, input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] }): Promise<OpenResult> {
+  const running = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SOURCE_LOCK_CLASS}, ${input.sourceId})`;
+    const rows = await tx.$queryRaw<{ id: bigint; key: string; started_at: Date }[]>`
+      SELECT id, key, started_at FROM crawl WHERE source_id = ${input.sourceId} AND finished_at IS NULL ORDER BY started_at LIMIT 1`;
+    const open = rows[0];
+    if (open && open.key !== input.key) return { id: toId(open.id), key: open.key, sourceId: input.sourceId, startedAt: open.started_at, finishedAt: null };
+    if (!open) {
+      // Inserted under the lock, so a concurrent start step of the same source sees it.
+      await tx.$executeRaw`
+        INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId}, ${input.startedAt})
+        ON CONFLICT (key) DO NOTHING`;
+    }
+    return null;
+  }, TX_OPTIONS);
+  if (running) return { running };
+  return { opened: await openCrawl(db, input) };
 }
 
 /**
@@ -112,12 +144,17 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
     let missed = 0;
     let delisted = 0;
     if (!crawl.partial) {
+      // Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
       const rows = await tx.$queryRaw<{ status: string }[]>`
+        WITH target AS (
+          SELECT id FROM game_server
+          WHERE source_id = ${crawl.source_id} AND status <> 'DELISTED'
+            AND (last_listed_at IS NULL OR last_listed_at < ${crawl.started_at})
+          ORDER BY id FOR UPDATE)
         UPDATE game_server g SET missed_listings = g.missed_listings + 1,
           status = CASE WHEN g.missed_listings + 1 >= ${options.delistAfterMissedCrawls} THEN 'DELISTED'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        WHERE g.source_id = ${crawl.source_id} AND g.status <> 'DELISTED'
-          AND (g.last_listed_at IS NULL OR g.last_listed_at < ${crawl.started_at})
+        FROM target WHERE g.id = target.id
         RETURNING g.status::text AS status`;
       missed = rows.length;
       delisted = rows.filter((r) => r.status === 'DELISTED').length;
@@ -125,14 +162,18 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
     if (options.fakePortsPerIp > 0) {
       // Farms of fake servers: hundreds of query ports on one IP.
       await tx.$executeRaw`
+        WITH target AS (
+          SELECT id FROM game_server
+          WHERE NOT suspected_fake AND ip IN (
+            SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
+              AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
+            GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})
+          ORDER BY id FOR UPDATE)
         UPDATE game_server g SET suspected_fake = true, updated_at = now()
-        WHERE NOT g.suspected_fake AND g.ip IN (
-          SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
-            AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
-          GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})`;
+        FROM target WHERE g.id = target.id`;
     }
     return { finished: true, delisted, missed };
-  });
+  }, TX_OPTIONS);
 }
 
 export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {
@@ -147,6 +188,31 @@ export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord
  */
 export async function abandonStaleCrawls(db: Db, sourceId: number, startedBefore: Date): Promise<number> {
   return db.$executeRaw`
-    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, 'abandoned: its jobs never completed')
-    WHERE source_id = ${sourceId} AND finished_at IS NULL AND started_at < ${startedBefore}`;
+    UPDATE crawl c SET finished_at = now(), partial = true, error = COALESCE(c.error, format('abandoned: its jobs never completed (%s listing runs and %s query batches left)',
+        (SELECT count(*) FROM crawl_run r WHERE r.crawl_id = c.id AND r.finished_at IS NULL),
+        (SELECT count(*) FROM crawl_batch b WHERE b.crawl_id = c.id AND b.done_at IS NULL)))
+    WHERE c.source_id = ${sourceId} AND c.finished_at IS NULL AND c.started_at < ${startedBefore}`;
+}
+
+/**
+ * A job of the crawl failed for good (its attempts spent): the crawl can never complete, so it is closed
+ * now as partial with `reason`, instead of blocking its source's next crawls until it counts as stale.
+ * False when it was closed already.
+ */
+export async function closeCrawlAsFailed(db: Db, crawlId: number, reason: string): Promise<boolean> {
+  const n = await db.$executeRaw`
+    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason.slice(0, 1000)})
+    WHERE id = ${crawlId} AND finished_at IS NULL`;
+  return n > 0;
+}
+
+/**
+ * The source was disabled (or is about to be removed): its open crawls close now as partial with
+ * `reason`. Their jobs see the crawl closed and stop (crawl-jobs.ts watchCrawl): nothing more is sent.
+ */
+export async function cancelOpenCrawls(db: Db, sourceId: number, reason: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ key: string }[]>`
+    UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason})
+    WHERE source_id = ${sourceId} AND finished_at IS NULL RETURNING key`;
+  return rows.map((r) => r.key);
 }

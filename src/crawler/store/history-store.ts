@@ -16,6 +16,13 @@ const DAY_MS = 24 * HOUR_MS;
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
+/**
+ * Rollups wait for each other (advisory locks below) and re-read the hour's samples: Prisma's 5 s default
+ * transaction timeout expired under load in the demo.
+ */
+const ROLLUP_TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
+/** server_day rows of one day: rolled up by one writer at a time. */
+const SERVER_ROLLUP_LOCK_CLASS = 7_271_009;
 
 const floorHour = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
 
@@ -40,7 +47,11 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
   const day = utcDay(hour);
   const slot = hour.getUTCHours() + 1;
   // Arrays are 24 slots: the hour's value at `slot`, NULL elsewhere; on conflict only `slot` is set.
-  await db.$executeRaw`
+  // Two crawls finishing together roll the hour up one after the other: interleaved, the two upserts
+  // over the same server_day rows deadlocked (40P01).
+  await db.$transaction([
+    db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
+    db.$executeRaw`
     WITH h AS (
       SELECT game_server_id AS id,
         count(*)::int AS samples,
@@ -70,12 +81,15 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
       h_players_max[${slot}::int] = EXCLUDED.h_players_max[${slot}::int],
       h_players_sum[${slot}::int] = EXCLUDED.h_players_sum[${slot}::int],
       h_bots_max[${slot}::int] = EXCLUDED.h_bots_max[${slot}::int],
-      h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int]`;
+      h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int]`,
+  ], ROLLUP_TX_OPTIONS);
 }
 
 /** Day totals from the hourly slots, for the servers sampled between `from` and `to`. */
 async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): Promise<void> {
-  await db.$executeRaw`
+  await db.$transaction([
+    db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
+    db.$executeRaw`
     UPDATE server_day d SET
       samples = COALESCE((SELECT sum(x) FROM unnest(d.h_samples) x), 0),
       online = COALESCE((SELECT sum(x) FROM unnest(d.h_online) x), 0),
@@ -85,7 +99,8 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
       bots_max = (SELECT max(x) FROM unnest(d.h_bots_max) x),
       top_map = (SELECT m FROM unnest(d.h_map, d.h_online) AS u(m, o) WHERE m IS NOT NULL GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)
     WHERE d.day = ${day}::date
-      AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample WHERE crawl_at >= ${from} AND crawl_at < ${to})`;
+      AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample WHERE crawl_at >= ${from} AND crawl_at < ${to})`,
+  ], ROLLUP_TX_OPTIONS);
 }
 
 async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
@@ -121,7 +136,7 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
       INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
       SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, a.servers_seen, a.players_avg, p.peak, a.bots_avg
       FROM agg a JOIN peak p ON p.dimension = a.dimension AND p.key = a.key`,
-  ]);
+  ], ROLLUP_TX_OPTIONS);
 }
 
 /** Daily buckets from the hourly ones: averages over the hours crawled that day, peaks as maxima. */
@@ -141,7 +156,7 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
       FROM population_rollup p, hours
       WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
       GROUP BY p.dimension, p.key, hours.n`,
-  ]);
+  ], ROLLUP_TX_OPTIONS);
 }
 
 export type HistoryResolution = 'AUTO' | 'RAW' | 'HOUR' | 'DAY';

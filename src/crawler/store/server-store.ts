@@ -64,8 +64,21 @@ function dedupe(rows: ListingRow[]): ListingRow[] {
   return [...seen.values()];
 }
 
+/**
+ * Locks these game_server rows in id order. Every multi-row write takes its row locks through this (or in
+ * id order in SQL) before it changes them, so writers over the same servers (a listing, query batches of
+ * two crawls, a crawl closing) queue behind each other instead of deadlocking (40P01).
+ */
+async function lockServers(tx: Tx, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.$queryRaw`SELECT id FROM game_server WHERE id = ANY(${[...ids]}::bigint[]) ORDER BY id FOR UPDATE`;
+}
+
+const byAddressAndPort = (a: ListingRow, b: ListingRow): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort);
+
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
-  const rows = dedupe(w.rows);
+  // In one order (address, query port), so concurrent listings insert new servers in the same order.
+  const rows = dedupe(w.rows).sort(byAddressAndPort);
   // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
   const countries = rows.map((r) => countryOfIp(r.ip));
   return db.$transaction(async (tx) => {
@@ -199,7 +212,8 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
       SELECT g.id, g.address, g.query_port, g.management_registered, (g.last_listed_at >= ${crawlAt}) AS listed_before
       FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
         ON g.address = x.address AND g.query_port = x.query_port
-      ORDER BY g.address COLLATE "C", g.query_port
+      -- Every writer of game_server locks its rows in id order (batches and a crawl's close too): no deadlocks.
+      ORDER BY g.id
       FOR UPDATE OF g`;
     const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
     const updates: (ListedInput & { id: number })[] = [];
@@ -438,6 +452,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       RETURNING run_id`;
     const claim = claimed[0];
     if (claim === undefined) return { duplicate: true, answered: 0, failed: 0, written: 0 };
+    await lockServers(tx, w.outcomes.map((o) => o.serverId));
 
     const answered: StateWrite[] = [];
     const failed: { id: number; code: string }[] = [];

@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { Arg, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { isIP } from 'node:net';
+import { cancelSourceCrawls } from '../../crawler/queues';
 import { Prisma } from '../../generated/prisma/client';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from '../../crawler/address-policy';
 import { isHostName, refusalText } from '../../crawler/outbound-guard';
@@ -185,12 +186,20 @@ export class AdminResolver {
     if (input.regions != null) data.regions = regions('input.regions', input.regions);
     if (input.intervalMs != null) data.intervalMs = intervalMs('input.intervalMs', input.intervalMs);
     if (input.enabled != null) data.enabled = input.enabled;
-    return toMasterSource(await orNotFound(`source ${id}`, ctx.prisma.masterSource.update({ where: { id }, data })));
+    const row = await orNotFound(`source ${id}`, ctx.prisma.masterSource.update({ where: { id }, data }));
+    // Disabled: its crawls stop now and nothing more is sent to it (not at the scheduler's next re-sync).
+    if (input.enabled === false) await ctx.enqueue.cancelSource?.(await cancelSourceCrawls(ctx.prisma, row, 'cancelled: its source was disabled'));
+    return toMasterSource(row);
   }
 
   @Mutation(() => Boolean, { description: 'Delete a source and its crawls; its servers stay indexed.' })
   async removeSource(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<boolean> {
+    const source = await ctx.prisma.masterSource.findUnique({ where: { id }, select: { id: true, name: true } });
+    if (!source) throw new NotFoundError(`source ${id}`);
+    // Closed before the rows go, so its running jobs stop whether they see the crawl closed or gone.
+    const cancelled = await cancelSourceCrawls(ctx.prisma, source, 'cancelled: its source was removed');
     await orNotFound(`source ${id}`, ctx.prisma.masterSource.delete({ where: { id } }));
+    await ctx.enqueue.cancelSource?.(cancelled);
     return true;
   }
 
