@@ -171,7 +171,7 @@ describe('crawl end to end', () => {
   (BUILT ? it : it.skip)('completes a crawl whose worker process is killed midway, with no duplicate and nothing lost', async () => {
     const spawnWorker = (): ChildProcess => {
       const child = spawn(process.execPath, [CLI, 'serve', '--role', 'worker'], {
-        env: { ...process.env, ...env, WORKER_CONCURRENCY: '2', QUERY_CONCURRENCY: '10', QUERY_BATCH_SIZE: '50' },
+        env: { ...process.env, ...env, WORKER_CONCURRENCY: '2', QUERY_CONCURRENCY: '100', QUERY_BATCH_SIZE: '50' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       child.stderr?.resume();

@@ -172,7 +172,7 @@ describe('HTTP routes', () => {
       expect(health.status).toBe(200);
       const ready = await fetch(`${api.baseUrl}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ready', database: true });
+      expect(await ready.json()).toEqual({ status: 'ready', database: true, failed: [], reasons: {} });
     });
     const u = new URL(TEST_SERVER_URL);
     u.pathname = '/gsindex_no_such_database';
@@ -181,7 +181,7 @@ describe('HTTP routes', () => {
     try {
       const ready = await fetch(`${api.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({ status: 'not ready', database: false });
+      expect(await ready.json()).toMatchObject({ status: 'not ready', database: false, failed: ['database'] });
       expect((await fetch(`${api.baseUrl}/healthz`)).status).toBe(200);
     } finally {
       await api.close();
