@@ -177,7 +177,7 @@ export interface Config {
   apiAuthFailureLimit: number;
   apiAuthFailureWindowMs: number;
   apiErrorStacks: boolean;
-  /** NODE_ENV=production: no Sandbox landing page. */
+  /** NODE_ENV=production: stack traces never reach a client, whatever API_ERROR_STACKS says. */
   production: boolean;
   roles: readonly ServeRole[];
   migrateOnStart: boolean;
