@@ -19,7 +19,7 @@ import { startSimValveMaster } from '../../src/simulator/master';
 import { repoRoot, RUN_OCTET, spawnNode } from '../lib/child';
 import { num, seconds, table } from '../lib/report';
 import { startSimulator } from '../lib/simulator';
-import { startOwnPostgres, startOwnRedis } from './own-services';
+import { startOwnPostgres, startOwnRedis } from '../../src/shared/own-services';
 
 interface ChaosOptions {
   quick: boolean;
@@ -196,11 +196,11 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   log(`PostgreSQL on 127.0.0.1:${pg.port}, Redis on 127.0.0.1:${redis.port}`);
-  const admin = new Client({ connectionString: pg.adminUrl });
+  const admin = new Client({ connectionString: pg.url });
   await admin.connect();
   await admin.query('CREATE DATABASE gsindex_chaos');
   await admin.end();
-  const databaseUrl = withDatabase(pg.adminUrl, 'gsindex_chaos');
+  const databaseUrl = withDatabase(pg.url, 'gsindex_chaos');
   await migrate(databaseUrl, { dir: path.join(root, 'prisma', 'migrations') });
 
   const processes = Math.max(1, Math.ceil(options.servers / 10_000));

@@ -20,7 +20,7 @@ import { createDb, type Db } from '../../src/shared/db';
 import { withDatabase } from '../../src/shared/services';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
-import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres';
+import { startOwnPostgres, type OwnPostgres } from '../../src/shared/own-services';
 import { dropRedisPrefix } from '../helpers/redis';
 
 jest.setTimeout(300_000);

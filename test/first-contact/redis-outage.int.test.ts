@@ -5,7 +5,7 @@
  */
 import { freePort } from '../../src/shared/free-port';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { startOwnRedis, type OwnRedis } from '../helpers/own-redis';
+import { startOwnRedis, type OwnRedis } from '../../src/shared/own-services';
 import { startServeChild, waitUntil, type ServeChild } from '../helpers/serve-child';
 
 jest.setTimeout(120_000);
@@ -53,7 +53,7 @@ describe('gsindex serve while Redis is stopped or down', () => {
   afterAll(async () => {
     redis?.resume();
     await serve?.kill();
-    await redis?.stop();
+    await redis?.destroy();
     await database?.drop();
   });
 
