@@ -18,6 +18,7 @@ import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './a
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
 import { mapLimit, type Querier } from './querier';
 import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
+import { createBlockedRangeReader, type BlockedRangeReader } from './store/blocked-ranges';
 import { rollupRange } from './store/history-store';
 import { ensureSamplePartition } from './store/partitions';
 import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
@@ -83,11 +84,9 @@ export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
   return `${slug}-${scheduledAtMs}`;
 }
 
-const BLOCKED_CACHE_MS = 10_000;
 /** A crawl still open this many intervals after it started lost its jobs (e.g. Redis lost its data). */
 const STALE_AFTER_INTERVALS = 3;
 const STALE_AFTER_MIN_MS = 30 * 60_000;
-const blockedCache = new WeakMap<Db, { at: number; cidrs: string[] }>();
 
 /** How often a running list or query job checks that its crawl is still open. */
 const CANCEL_POLL_MS = 1000;
@@ -125,14 +124,16 @@ function watchCrawl(deps: CrawlDeps, crawlId: number, parent?: AbortSignal): { s
   };
 }
 
+/** One blocked-range reader per database client, so every crawl step of a process shares its cache. */
+const blockedReaders = new WeakMap<Db, BlockedRangeReader>();
+
 async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
-  let cached = blockedCache.get(deps.db);
-  if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
-    const rows = await deps.db.$queryRaw<{ cidr: string }[]>`SELECT cidr::text AS cidr FROM blocked_range`;
-    cached = { at: Date.now(), cidrs: rows.map((r) => r.cidr) };
-    blockedCache.set(deps.db, cached);
+  let read = blockedReaders.get(deps.db);
+  if (!read) {
+    read = createBlockedRangeReader(deps.db);
+    blockedReaders.set(deps.db, read);
   }
-  return createAddressPolicy(deps.settings.addressAllowList, parseBlockedRanges(cached.cidrs));
+  return createAddressPolicy(deps.settings.addressAllowList, parseBlockedRanges(await read()));
 }
 
 export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key: string; startedAt: Date }): Promise<CrawlRecord | null> {

@@ -8,6 +8,7 @@ import { limitInFlight, type Querier } from './querier';
 import { createA2sQuerier } from './queriers/a2s-querier';
 import { createProtocolQuerier } from './queriers/protocol-querier';
 import { createListSourceFactory } from './sources';
+import { createBlockedRangeReader } from './store/blocked-ranges';
 
 export function crawlSettingsOf(config: Config): CrawlSettings {
   return {
@@ -26,20 +27,6 @@ export function createDefaultQuerier(config: Config): Querier {
   return createProtocolQuerier(options, createA2sQuerier(options));
 }
 
-const BLOCKED_CACHE_MS = 10_000;
-
-/** The blocked_range rows for list sources' contacts, read at most every 10 s (as the crawl's own check). */
-function blockedRangesOf(db: Db): () => Promise<readonly string[]> {
-  let cached: { at: number; cidrs: string[] } | null = null;
-  return async () => {
-    if (!cached || Date.now() - cached.at > BLOCKED_CACHE_MS) {
-      const rows = await db.$queryRaw<{ cidr: string }[]>`SELECT cidr::text AS cidr FROM blocked_range`;
-      cached = { at: Date.now(), cidrs: rows.map((r) => r.cidr) };
-    }
-    return cached.cidrs;
-  };
-}
-
 export function buildCrawlDeps(input: {
   config: Config;
   db: Db;
@@ -53,7 +40,7 @@ export function buildCrawlDeps(input: {
     db: input.db,
     logger: input.logger,
     sink: input.sink,
-    listSources: input.listSources ?? createListSourceFactory(input.config, {}, { blockedRanges: blockedRangesOf(input.db) }),
+    listSources: input.listSources ?? createListSourceFactory(input.config, {}, { blockedRanges: createBlockedRangeReader(input.db) }),
     // One cap for the whole process (QUERY_CONCURRENCY), shared by every batch job it runs.
     querier: limitInFlight(input.querier ?? createDefaultQuerier(input.config), input.config.queryConcurrency),
     settings: crawlSettingsOf(input.config),
