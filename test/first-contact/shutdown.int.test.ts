@@ -89,4 +89,16 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
     expect(crawl?.listed).toBe(200);
     expect(crawl?.queried).toBe(200);
   });
+
+  it('takes the same stop request delivered twice at once (Ctrl-C to the process group, forwarded by npm) as one graceful stop', async () => {
+    const child = await start();
+    const serving = await waitUntil(() => child.lines.some((l) => l.includes('gsindex serving')), 90_000, 100);
+    expect(serving).toBe(true);
+    child.child.kill('SIGINT');
+    child.child.kill('SIGINT');
+    const exit = await child.exited;
+    expect(exit.code).toBe(0);
+    expect(child.lines.some((l) => l.includes('second signal'))).toBe(false);
+    expect(child.lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+  });
 });

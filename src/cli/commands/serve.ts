@@ -288,10 +288,17 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     process.exit(1);
   }, config.stopGraceMs + STOP_WATCHDOG_EXTRA_MS);
   watchdog.unref();
-  void waitForStop().then((again) => {
-    logger.warn({ signal: again }, 'second signal: exiting now');
-    process.exit(1);
-  });
+  const stoppingSinceMs = Date.now();
+  const exitOnSecondSignal = (): void => {
+    void waitForStop().then((again) => {
+      // The same stop request often arrives twice at once: a terminal's Ctrl-C goes to the whole process
+      // group, and npm and scripts/with-services.js forward it again. Only a later one means "now".
+      if (Date.now() - stoppingSinceMs < REPEATED_SIGNAL_MS) return exitOnSecondSignal();
+      logger.warn({ signal: again }, 'second signal: exiting now');
+      process.exit(1);
+    });
+  };
+  exitOnSecondSignal();
   await service.stop();
   logger.info('stopped');
   // Exit now rather than when the last handle lets go (a handed-back job's sockets may linger).
@@ -301,3 +308,5 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
 
 /** Past STOP_GRACE_MS, how long the stop may still take before the process exits regardless. */
 const STOP_WATCHDOG_EXTRA_MS = 1800;
+/** A signal this soon after the first is the same stop request delivered again, not a second one. */
+const REPEATED_SIGNAL_MS = 1000;
