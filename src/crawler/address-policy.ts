@@ -1,5 +1,5 @@
 /**
- * Which addresses the crawler may send to (SPEC.md, "What users expect"): gsindex must never become a
+ * Which addresses the crawler may send to (docs/crawler.md, "Address policy"): gsindex must never become a
  * scanner or a reflector. Only public unicast IP literals are queried; private, reserved, loopback,
  * link-local, multicast, broadcast, unspecified and translated ranges are refused, and host names are
  * never resolved, unless the configured allow-list names the range or the exact host name. The check

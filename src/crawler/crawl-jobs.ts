@@ -78,7 +78,7 @@ export interface CrawlDeps {
   onEvent?: (event: CrawlEvent) => void;
 }
 
-/** Crawl keys go into job ids: no ':' (STYLE.md), only [a-z0-9-]. */
+/** Crawl keys go into BullMQ job ids, which may not contain ':' (BullMQ's key separator): only [a-z0-9-]. */
 export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
   const slug = sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64);
   return `${slug}-${scheduledAtMs}`;

@@ -1,11 +1,11 @@
 /**
- * gsindex's own management server (seed 002): game servers connect over TCP (default port 51963), register
- * themselves and report their stats; clients ask for the list. One game server per connection: registering
- * again overwrites it, msUnregisterGameServer or closing the connection removes it, and no connection can
- * touch another's server. Invalid JSON, unknown commands, invalid content, updates before registering and
- * over-long lines get no answer (as in the seed): they are counted and logged at debug level. A connection
- * that keeps sending garbage, too many connections from one address, or a client that does not read its
- * answers, is closed.
+ * gsindex's own management server for the Bomberman management-server protocol (docs/list-sources.md): game
+ * servers connect over TCP (default port 51963), register themselves and report their stats; clients ask for
+ * the list. One game server per connection: registering again overwrites it, msUnregisterGameServer or
+ * closing the connection removes it, and no connection can touch another's server. Invalid JSON, unknown
+ * commands, invalid content, updates before registering and over-long lines get no answer (the protocol has
+ * no error reply): they are counted and logged at debug level. A connection that keeps sending garbage, too
+ * many connections from one address, or a client that does not read its answers, is closed.
  *
  * Open to the internet (issue 12): a registration speaks only for the address it comes from (an IP literal
  * must be the connection's peer address unless the peer is a trusted relay, `trustedCidrs`); stats must be

@@ -17,6 +17,7 @@ import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { startSimValveMaster, type SimValveMaster } from '../../src/simulator/master';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(300_000);
 
@@ -25,16 +26,6 @@ const CLI = path.join(ROOT, 'bin', 'gsindex.js');
 const BUILT = existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COUNT = 2000;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('crawl end to end', () => {
   let t: TestDatabase;
@@ -113,7 +104,7 @@ describe('crawl end to end', () => {
     const now = Date.now();
     await enqueueCrawl(queues, sourceId, now);
     const key = crawlKeyOf('sim-master', now);
-    const crawl = await waitFor('the crawl to finish', () => t.db.crawl.findFirst({ where: { key, finishedAt: { not: null } } }));
+    const crawl = await waitFor('the crawl to finish', () => t.db.crawl.findFirst({ where: { key, finishedAt: { not: null } } }), { timeoutMs: 120_000 });
     return Number(crawl.id);
   }
 
@@ -187,14 +178,14 @@ describe('crawl end to end', () => {
     const midway = await waitFor('the crawl to be under way', async () => {
       const c = await t.db.crawl.findUnique({ where: { key } });
       return c && c.queried >= 200 && c.queried < COUNT - 200 ? c : null;
-    });
+    }, { timeoutMs: 120_000 });
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const stoppedAt = await t.db.crawl.findUniqueOrThrow({ where: { id: midway.id } });
     expect(stoppedAt.finishedAt).toBeNull();
 
     const second = spawnWorker();
-    const done = await waitFor('the crawl to finish after the restart', () => t.db.crawl.findFirst({ where: { key, finishedAt: { not: null } } }), 240_000);
+    const done = await waitFor('the crawl to finish after the restart', () => t.db.crawl.findFirst({ where: { key, finishedAt: { not: null } } }), { timeoutMs: 240_000 });
     second.kill('SIGTERM');
     await new Promise((r) => second.once('exit', r));
 

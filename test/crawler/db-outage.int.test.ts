@@ -22,6 +22,7 @@ import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { startOwnPostgres, type OwnPostgres } from '../../src/shared/own-services';
 import { dropRedisPrefix } from '../helpers/redis';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(300_000);
 
@@ -31,16 +32,6 @@ const OUTAGE_MS = 20_000;
 const QUERY_DELAY_MS = 300;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('a PostgreSQL outage mid-crawl', () => {
   let pg: OwnPostgres;
@@ -126,7 +117,7 @@ describe('a PostgreSQL outage mid-crawl', () => {
     await sleep(OUTAGE_MS);
     await pg.start();
 
-    const crawl = await waitFor('the crawl to finish', () => db.crawl.findFirst({ where: { sourceId: source.id, finishedAt: { not: null } } }), 120_000);
+    const crawl = await waitFor('the crawl to finish', () => db.crawl.findFirst({ where: { sourceId: source.id, finishedAt: { not: null } } }), { timeoutMs: 120_000, intervalMs: 200, retryErrors: true });
     expect(crawl).toMatchObject({ partial: false, error: null, listed: SERVERS });
     // Every server written once for this crawl: one sample each, none lost, none twice.
     expect(await db.serverSample.count({ where: { crawlId: crawl.id } })).toBe(SERVERS);

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/shared/logger';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(60_000);
 
@@ -39,8 +40,7 @@ describe('serve (scheduler + worker)', () => {
     const service = await startServe(config, ['scheduler', 'worker'], silentLogger);
     const queues = createCrawlQueues({ redisUrl: config.redisUrl, prefix, jobAttempts: 1, jobBackoffMs: 0 });
     try {
-      const deadline = Date.now() + 40_000;
-      while ((await t.db.crawl.count({ where: { finishedAt: { not: null } } })) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await waitFor('two finished crawls', async () => (await t.db.crawl.count({ where: { finishedAt: { not: null } } })) >= 2, { timeoutMs: 40_000, intervalMs: 200 });
       expect(await t.db.crawl.count({ where: { finishedAt: { not: null } } })).toBeGreaterThanOrEqual(2);
       expect(await t.db.gameServer.count({ where: { status: 'ONLINE' } })).toBe(5);
       const schedulers = (await queues.crawl.getJobSchedulers()).map((s) => s.key).sort();

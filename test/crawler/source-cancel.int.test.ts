@@ -16,6 +16,7 @@ import { makeFleet } from '../../src/simulator/make-fleet';
 import { auth, startTestApi, type TestApi } from '../graphql/helpers/api';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { dropRedisPrefix } from '../helpers/redis';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(180_000);
 
@@ -72,7 +73,7 @@ describe('cancelling a source', () => {
     const base = fleet.stats().requests;
     await enqueueCrawl(queues, source.id);
     // Mid-crawl: some servers queried, most not yet.
-    for (let i = 0; i < 300 && fleet.stats().requests < base + 20; i++) await sleep(100);
+    await waitFor('20 queries of the crawl', () => fleet.stats().requests >= base + 20, { timeoutMs: 30_000 });
     expect(fleet.stats().requests).toBeGreaterThanOrEqual(base + 20);
     const crawl = await t.db.crawl.findFirstOrThrow({ where: { sourceId: source.id } });
     await mutation(source.id);

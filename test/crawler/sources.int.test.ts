@@ -14,6 +14,7 @@ import { makeFleet } from '../../src/simulator/make-fleet';
 import { startSimSteamWebApi, type SimSteamWebApi } from '../../src/simulator/steam-web-api';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { loopbackOnly } from '../helpers/loopback-querier';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(60_000);
 
@@ -73,7 +74,7 @@ describe('list sources', () => {
       const send = (m: unknown) => client.write(JSON.stringify(m) + '\n');
       send({ command: 'msRegisterGameServer', content: { serverName: 'Bomb arena', serverAddress: 'bombergame.example.org', serverPort: 4000 } });
       send({ command: 'msUpdateGameServerStats', content: { players: { current: 3, max: 4 }, isLobbyOpen: true, gameplayMode: 2 } });
-      for (let i = 0; i < 50 && ms.list()[0]?.players?.current !== 3; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the registration with 3 players', () => ms.list()[0]?.players?.current === 3, { timeoutMs: 10_000, intervalMs: 20 });
 
       const source = await t.db.masterSource.create({ data: { name: 'bomber', kind: 'MANAGEMENT', host: '127.0.0.1', port: ms.address.port } });
       const asked: string[] = [];

@@ -3,6 +3,7 @@ import { freePort } from '../../src/shared/free-port';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { dropRedisPrefix } from '../helpers/redis';
+import { waitFor } from '../helpers/wait-for';
 
 const QUEUE_PREFIX = `demo-test-${process.pid}`;
 
@@ -13,18 +14,8 @@ async function graphql<T>(url: string, query: string): Promise<T> {
   return body.data as T;
 }
 
-async function eventually<T>(probe: () => Promise<T | null>, attempts = 120, everyMs = 500): Promise<T> {
-  let last: unknown = null;
-  for (let i = 0; i < attempts; i++) {
-    const value = await probe().catch((err: unknown) => {
-      last = err;
-      return null;
-    });
-    if (value !== null) return value;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`the demo never got there (last error: ${String(last)})`);
-}
+// The demo crawls in the background: each check is retried until it holds or this long has passed.
+const EVENTUALLY = { timeoutMs: 60_000, intervalMs: 500, retryErrors: true };
 
 describe('gsindex demo', () => {
   let database: TestDatabase;
@@ -61,15 +52,15 @@ describe('gsindex demo', () => {
     type Count = { servers: { totalCount: number } };
     const online = (protocols: string[]): Promise<Count> =>
       graphql<Count>(demo.apiUrl, `{ servers(first: 1, filter: { statuses: [ONLINE], protocols: ${JSON.stringify(protocols)} }) { totalCount } }`);
-    await eventually(async () => {
+    await waitFor('100 A2S servers online', async () => {
       const a2s = (await online(['source'])).servers.totalCount;
       if (a2s < 100) throw new Error(`${a2s} A2S servers online so far`);
       return a2s;
-    });
+    }, EVENTUALLY);
     // registered with the management server (never queried), and the older protocols from the address lists
-    await eventually(async () => ((await online(['bomberman'])).servers.totalCount > 0 ? true : null));
+    await waitFor('a management-server registration online', async () => (await online(['bomberman'])).servers.totalCount > 0, EVENTUALLY);
     const legacy = ['quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
-    await eventually(async () => ((await online(legacy)).servers.totalCount > 0 ? true : null));
+    await waitFor('a server of an older protocol online', async () => (await online(legacy)).servers.totalCount > 0, EVENTUALLY);
 
     type History = { servers: { edges: { node: { history: { points: { playersAvg: number }[] } } }[] } };
     const history = await graphql<History>(demo.apiUrl, '{ servers(first: 20, filter: { statuses: [ONLINE], protocols: ["source"] }) { edges { node { history(resolution: RAW) { points { playersAvg } } } } } }');

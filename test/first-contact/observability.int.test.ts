@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { dropRedisPrefix } from '../helpers/redis';
+import { waitFor } from '../helpers/wait-for';
 
 const QUEUE_PREFIX = `observability-${process.pid}`;
 
@@ -38,11 +39,10 @@ describe('operator routes of gsindex serve', () => {
   it('answers health and readiness', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     // Each dependency gets 1 s to answer; on a loaded machine the first answers may come later.
-    let readiness = await fetch(`${base}/readyz`);
-    for (let attempt = 0; attempt < 20 && readiness.status !== 200; attempt += 1) {
-      await new Promise((r) => setTimeout(r, 500));
-      readiness = await fetch(`${base}/readyz`);
-    }
+    const readiness = await waitFor('/readyz to answer 200', async () => {
+      const answer = await fetch(`${base}/readyz`);
+      return answer.status === 200 ? answer : null;
+    }, { timeoutMs: 10_000, intervalMs: 500 });
     expect(readiness.status).toBe(200);
     expect(await readiness.json()).toMatchObject({ status: 'ready', database: true, redis: true, failed: [] });
   });

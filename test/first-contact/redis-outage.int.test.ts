@@ -6,7 +6,8 @@
 import { freePort } from '../../src/shared/free-port';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { startOwnRedis, type OwnRedis } from '../../src/shared/own-services';
-import { startServeChild, waitUntil, type ServeChild } from '../helpers/serve-child';
+import { startServeChild, type ServeChild } from '../helpers/serve-child';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(120_000);
 
@@ -46,8 +47,7 @@ describe('gsindex serve while Redis is stopped or down', () => {
       MASTER_SOURCES: '[]',
       STOP_GRACE_MS: '1000',
     });
-    const up = await waitUntil(async () => (await readyz(base)).status === 200, 60_000, 500);
-    if (!up) throw new Error(`gsindex serve did not become ready:\n${serve.lines.slice(-20).join('\n')}`);
+    await waitFor('gsindex serve to become ready', async () => (await readyz(base)).status === 200, { timeoutMs: 60_000, intervalMs: 500, describe: () => serve.lines.slice(-20).join('\n') });
   });
 
   afterAll(async () => {
@@ -70,7 +70,7 @@ describe('gsindex serve while Redis is stopped or down', () => {
     } finally {
       redis.resume();
     }
-    expect(await waitUntil(async () => (await readyz(base)).status === 200, 30_000, 500)).toBe(true);
+    await waitFor('/readyz 200 again', async () => (await readyz(base)).status === 200, { timeoutMs: 30_000, intervalMs: 500 });
   });
 
   it('logs only JSON, one line when Redis goes down and one when it is back', async () => {
@@ -82,7 +82,7 @@ describe('gsindex serve while Redis is stopped or down', () => {
     expect(down.status).toBe(503);
     expect(down.elapsedMs).toBeLessThan(5000);
     await redis.restart();
-    expect(await waitUntil(async () => (await readyz(base)).status === 200, 30_000, 500)).toBe(true);
+    await waitFor('/readyz 200 again', async () => (await readyz(base)).status === 200, { timeoutMs: 30_000, intervalMs: 500 });
     await new Promise((r) => setTimeout(r, 2000));
 
     const lines = serve.lines.slice(from).filter((l) => l.trim() !== '');

@@ -9,7 +9,8 @@ import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { dropRedisPrefix } from '../helpers/redis';
-import { startServeChild, waitUntil, type ServeChild } from '../helpers/serve-child';
+import { startServeChild, type ServeChild } from '../helpers/serve-child';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(240_000);
 
@@ -68,11 +69,10 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
 
   it('exits within the grace period and the crawl completes after a restart', async () => {
     const first = await start();
-    const midCrawl = await waitUntil(async () => {
+    await waitFor('the crawl to be under way', async () => {
       const crawl = await fixedCrawl();
       return crawl !== null && crawl.finishedAt === null && crawl.queried > 0;
-    }, 90_000, 100);
-    expect(midCrawl).toBe(true);
+    }, { timeoutMs: 90_000, intervalMs: 100, describe: () => first.lines.slice(-20).join('\n') });
 
     const signalledAt = Date.now();
     first.child.kill('SIGTERM');
@@ -83,8 +83,7 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
     expect(stopped?.finishedAt).toBeNull();
 
     await start();
-    const finished = await waitUntil(async () => (await fixedCrawl())?.finishedAt != null, 150_000, 500);
-    expect(finished).toBe(true);
+    await waitFor('the crawl to finish after the restart', async () => (await fixedCrawl())?.finishedAt != null, { timeoutMs: 150_000, intervalMs: 500 });
     const crawl = await fixedCrawl();
     expect(crawl?.listed).toBe(200);
     expect(crawl?.queried).toBe(200);
@@ -92,8 +91,7 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
 
   it('takes the same stop request delivered twice at once (Ctrl-C to the process group, forwarded by npm) as one graceful stop', async () => {
     const child = await start();
-    const serving = await waitUntil(() => child.lines.some((l) => l.includes('gsindex serving')), 90_000, 100);
-    expect(serving).toBe(true);
+    await waitFor("gsindex serve's 'gsindex serving' line", () => child.lines.some((l) => l.includes('gsindex serving')), { timeoutMs: 90_000, intervalMs: 100, describe: () => child.lines.slice(-20).join('\n') });
     child.child.kill('SIGINT');
     child.child.kill('SIGINT');
     const exit = await child.exited;

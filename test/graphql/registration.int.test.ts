@@ -14,6 +14,7 @@ import { makeFleet } from '../../src/simulator/make-fleet';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { loopbackOnly } from '../helpers/loopback-querier';
 import { startTestApi, type TestApi } from './helpers/api';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(60_000);
 
@@ -48,7 +49,7 @@ describe('management registrations of crawled addresses', () => {
     send({ command: 'msRegisterGameServer', content: { serverName, serverAddress: host, serverPort: port } });
     send({ command: 'msUpdateGameServerStats', content: { players: { current: players, max: 4 }, isLobbyOpen: true, gameplayMode: 2 } });
     const seen = () => ms.list().some((e) => e.address === host && e.port === port && e.players?.current === players);
-    for (let i = 0; i < 100 && !seen(); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(`the registration of ${host}:${port} with ${players} players`, seen, { timeoutMs: 10_000, intervalMs: 20 });
     expect(seen()).toBe(true);
   }
 

@@ -46,13 +46,3 @@ export function startServeChild(roles: string[], env: NodeJS.ProcessEnv): ServeC
     },
   };
 }
-
-/** Polls until `test` holds or `timeoutMs` passes; returns whether it held. */
-export async function waitUntil(test: () => Promise<boolean> | boolean, timeoutMs: number, stepMs = 200): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await test()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return test();
-}

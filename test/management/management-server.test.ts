@@ -56,7 +56,7 @@ const sortByName = (list: unknown[]): unknown[] => [...list].sort((a, b) => Stri
 const register = (serverName: unknown, serverAddress: unknown, serverPort: unknown) => ({ command: 'msRegisterGameServer', content: { serverName, serverAddress, serverPort } });
 const update = (current: unknown, max: unknown, isLobbyOpen: unknown, gameplayMode: unknown) => ({ command: 'msUpdateGameServerStats', content: { players: { current, max }, isLobbyOpen, gameplayMode } });
 
-describe('management server over real TCP (seed 002)', () => {
+describe('management server over real TCP (Bomberman management-server protocol)', () => {
   let server: Server;
   const peers: Peer[] = [];
   const lookups: unknown[] = [];
@@ -115,7 +115,7 @@ describe('management server over real TCP (seed 002)', () => {
     expect(await client.query()).toEqual(expected);
     expect(events).toContain('unregister 轰炸机人 closed');
 
-    // Every invalid message of the seed's rules, from the registered connections themselves and from a stranger.
+    // Every message the protocol's rules make invalid (docs/list-sources.md), from the registered connections themselves and from a stranger.
     const listeningPort = server.address.port;
     const invalid: unknown[] = [
       '{"command": "msRegisterGameServer", ',
@@ -149,7 +149,7 @@ describe('management server over real TCP (seed 002)', () => {
       update(1, 5, true, 1),
       update(1, 1, true, 1),
       update(-1, 4, true, 1),
-      update(5, 4, true, 1), // more players than places (the seed allowed it as a queue; issue 12 does not)
+      update(5, 4, true, 1), // more players than places (the protocol allows it as a queue; gsindex does not, docs/list-sources.md)
       update('x', 4, true, 1),
       update(1, 4, 'true', 1),
       update(1, 4, 1, 1),
@@ -170,7 +170,7 @@ describe('management server over real TCP (seed 002)', () => {
     expect(server.stats).toMatchObject({ notRegistered: 1, overlongLines: 3 });
     expect(server.stats.invalidJson + server.stats.unknownCommand + server.stats.invalidContent + server.stats.overlongLines).toBe(invalid.length * 3);
 
-    // Numeric strings where the seed's own examples send them, and a re-registration that overwrites.
+    // Numeric strings where the protocol document's own examples send them, and a re-registration that overwrites.
     boesewicht.send({ command: 'msUpdateGameServerStats', content: { players: { current: '2', max: '3' }, isLobbyOpen: true, gameplayMode: 2 } });
     feuerland.send(register('Feuerland 2', 'feuerland.example.org', 20002));
     await boesewicht.query(); // each connection's own answer proves its lines were handled
@@ -218,8 +218,8 @@ describe('management server over real TCP (seed 002)', () => {
 });
 
 describe('management client against other servers', () => {
-  it('reads the seed\'s pretty-printed answer with numeric strings, in pieces, after other messages', async () => {
-    const seedAnswer = `{
+  it('reads a pretty-printed answer like the protocol document\'s example, with numeric strings, in pieces, after other messages', async () => {
+    const documentedAnswer = `{
     "command": "msRQueryGameServers",
     "content": {
         "servers": [
@@ -238,7 +238,7 @@ describe('management client against other servers', () => {
 }`;
     const remote = net.createServer((socket) => {
       socket.once('data', () => {
-        const bytes = Buffer.from('{"command":"hello","content":{"text":"a } in a string"}}\n' + seedAnswer);
+        const bytes = Buffer.from('{"command":"hello","content":{"text":"a } in a string"}}\n' + documentedAnswer);
         for (let i = 0; i < bytes.length; i += 7) socket.write(bytes.subarray(i, i + 7));
       });
     });

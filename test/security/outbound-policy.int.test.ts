@@ -18,6 +18,7 @@ import { ManagementServer } from '../../src/management/management-server';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait-for';
 
 jest.setTimeout(30_000);
 
@@ -168,7 +169,7 @@ describe('list sources follow the address policy (issue 12.5)', () => {
       try {
         await new Promise((resolve) => client.once('connect', resolve));
         client.write(JSON.stringify({ command: 'msRegisterGameServer', content: { serverName: 'Named', serverAddress: 'bomber.example.org', serverPort: 4000 } }) + '\n');
-        for (let i = 0; i < 100 && ms.list().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        await waitFor('the registration under a host name', () => ms.list().length > 0, { timeoutMs: 10_000, intervalMs: 20 });
         const row = await t.db.masterSource.create({ data: { name: 'named-registrations', kind: 'MANAGEMENT', host: '127.0.0.1', port: ms.address.port } });
         const { reached } = tripwires();
         const totals = await runCrawlOnce({ config: loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }), db: t.db, logger: silentLogger, sourceId: row.id });

@@ -1,7 +1,8 @@
 /**
- * A management server (seed 002) as a list source: msQueryGameServers, every entry a registration whose
- * state is what it reported. Never queried; its address may be a host name, which is never resolved.
- * The management server itself is contacted only at an address the policy allows (../outbound-guard.ts).
+ * A management server (the Bomberman management-server protocol, docs/list-sources.md) as a list source:
+ * msQueryGameServers, every entry a registration whose state is what it reported. Never queried; its address
+ * may be a host name, which is never resolved. The management server itself is contacted only at an address
+ * the policy allows (../outbound-guard.ts).
  */
 import { queryManagementServer } from '../../protocol/master/management-client';
 import { managementEntryToStatus } from '../../protocol/master/management-status';

@@ -2,7 +2,7 @@ import { MAX_MASTER_FILTER_BYTES } from '../../../src/protocol/defaults';
 import { MasterFilter as F, buildMasterFilter, parseMasterFilter } from '../../../src/protocol/master/master-filter';
 
 describe('master filter builder', () => {
-  it('writes every filter SPEC.md lists', () => {
+  it('writes every filter Valve\'s Master Server Query Protocol page lists', () => {
     const filter = buildMasterFilter(
       [
         F.type('d'), F.dedicated(), F.secure(), F.gamedir('cstrike'), F.map('de_dust2'), F.linux(), F.notEmpty(), F.notFull(),

@@ -13,7 +13,7 @@ import {
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 
 describe('Valve master codec', () => {
-  it('encodes the request of seed 001 byte for byte (Asia, dedicated, VAC, hl2mp, not empty)', () => {
+  it('encodes a request byte for byte in the Master Server Query Protocol layout (Asia, dedicated, VAC, hl2mp, not empty)', () => {
     const filter = buildMasterFilter([MasterFilter.type('d'), MasterFilter.secure(), MasterFilter.gamedir('hl2mp'), MasterFilter.notEmpty()]);
     const packet = encodeMasterQuery({ region: 0x04, seed: FIRST_SEED, filter });
     expect(packet).toEqual(
@@ -23,7 +23,7 @@ describe('Valve master codec', () => {
     expect(decodeMasterQuery(packet)).toEqual({ region: 4, seed: FIRST_SEED, filter: '\\type\\d\\secure\\1\\gamedir\\hl2mp\\empty\\1' });
   });
 
-  it('decodes the reply of seed 001: one server, port big-endian, then the end marker', () => {
+  it('decodes a reply: one server, port big-endian, then the end marker', () => {
     expect(decodeMasterResponse(hex('FF FF FF FF 66 0A C0 A8 01 01 69 87 00 00 00 00 00 00'))).toEqual({
       addresses: [{ host: '192.168.1.1', port: 27015 }],
       end: true,

@@ -1,6 +1,7 @@
 /**
- * Golden bytes typed from our own source documents: seed 000 (a Japanese A2S write-up with byte
- * dumps) and seed 004 (the French Valve wiki page: A2A_PING and the split headers).
+ * Golden bytes typed by hand from the packet layouts on Valve's Server Queries page: the older A2S exchange
+ * (GETCHALLENGE, INFO with an example reply, the GoldSrc split byte) and A2A_PING with the Source split
+ * headers, plain and compressed. They pin the wire format independently of our own encoders.
  */
 import {
   decodeDatagrams,
@@ -20,7 +21,7 @@ import {
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
-describe('seed 000', () => {
+describe('A2S requests and replies, GoldSrc split', () => {
   it('A2S_SERVERQUERY_GETCHALLENGE request is FF FF FF FF 57', () => {
     expect(encodeGetChallengeRequest()).toEqual(hex('FF FF FF FF 57'));
     expect(decodeRequest(hex('FF FF FF FF 57'))).toEqual({ kind: 'getchallenge' });
@@ -83,7 +84,7 @@ describe('seed 000', () => {
   });
 });
 
-describe('seed 004', () => {
+describe('A2A_PING and Source split packets', () => {
   it('A2A_PING is FF FF FF FF 69, answered by 6A + fourteen zeros', () => {
     expect(encodePingRequest()).toEqual(hex('FF FF FF FF 69'));
     expect(decodeRequest(hex('FF FF FF FF 69'))).toEqual({ kind: 'ping' });
