@@ -61,7 +61,7 @@ module.exports = tseslint.config(
             ],
             message: 'src/graphql reads history through src/history and shares code through src/shared; allow a crawler module here only with a reason.',
           },
-          { group: ['**/cli/**', '**/service/**', '**/demo/**', '**/simulator/**'], message: 'src/graphql is assembled by the service root; it does not import it.' },
+          { group: ['**/cli/**', '**/service/**', '**/demo/**', '**/simulator/**'], message: 'The service root and the CLI assemble src/graphql; it imports neither them nor the demo or the simulator.' },
         ],
       }],
     },
