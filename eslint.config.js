@@ -37,4 +37,33 @@ module.exports = tseslint.config(
     files: ['src/crawler/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/graphql/**', 'type-graphql', '@apollo/*'] }] },
   },
+  {
+    // The history reads: shared by the crawler and the API, so they import neither.
+    files: ['src/history/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/crawler/**', '**/graphql/**', '**/cli/**', '**/service/**', 'type-graphql', '@apollo/*', 'bullmq'] }] },
+  },
+  {
+    // What the API may import: src/shared, src/history (the read model), src/protocol, the generated Prisma
+    // client, and from src/crawler only the modules named here; never the CLI, the service root, the demo
+    // or the simulator.
+    files: ['src/graphql/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          {
+            group: [
+              '**/crawler/**',
+              // Admin mutations cancel a disabled source's queued crawls; the context types that hook.
+              '!**/crawler/queues',
+              // addServer/addSource refuse addresses the crawler would never contact, by the crawler's own rules.
+              '!**/crawler/address-policy',
+              '!**/crawler/outbound-guard',
+            ],
+            message: 'src/graphql reads history through src/history and shares code through src/shared; allow a crawler module here only with a reason.',
+          },
+          { group: ['**/cli/**', '**/service/**', '**/demo/**', '**/simulator/**'], message: 'The service root and the CLI assemble src/graphql; it imports neither them nor the demo or the simulator.' },
+        ],
+      }],
+    },
+  },
 );

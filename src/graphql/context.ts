@@ -40,5 +40,5 @@ export interface ApiContext {
 }
 
 export function createContext(fields: Omit<ApiContext, 'loaders'>): ApiContext {
-  return { ...fields, loaders: createLoaders(fields.prisma, fields.config.historyRawDays) };
+  return { ...fields, loaders: createLoaders(fields.prisma) };
 }

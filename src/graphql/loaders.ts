@@ -6,8 +6,7 @@ import DataLoader from 'dataloader';
 import type { Crawl, CrawlRun, MasterSource } from '../generated/prisma/client';
 import type { Db } from '../shared/db';
 import { toId } from '../shared/ids';
-import { HistoryRangeError, readServerHistories, type HistoryPoint as StorePoint } from '../crawler/store/history-store';
-import { BadUserInputError } from './errors';
+import { readServerHistories, type HistoryPoint as StorePoint } from '../history/server-history';
 import type { HistoryPlan } from './history/history-plan';
 
 export interface HistoryKey {
@@ -15,14 +14,14 @@ export interface HistoryKey {
   plan: HistoryPlan;
 }
 
-const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}|${k.plan.now.getTime()}`;
+const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}`;
 
 /**
- * The history store's native series (RAW samples, hourly slots or days) of many servers: keys are
- * grouped by plan and each group is one statement (readServerHistories), so a page of 100 servers with
- * history is one query, not 100.
+ * The stored series (RAW samples, hourly slots or days) of many servers: keys are grouped by plan and
+ * each group is one statement (readServerHistories), so a page of 100 servers with history is one
+ * query, not 100.
  */
-function loadHistories(db: Db, rawDays: number) {
+function loadHistories(db: Db) {
   return async (keys: readonly HistoryKey[]): Promise<StorePoint[][]> => {
     const groups = new Map<string, HistoryKey[]>();
     for (const k of keys) {
@@ -34,21 +33,14 @@ function loadHistories(db: Db, rawDays: number) {
     await Promise.all(
       [...groups].map(async ([pk, ks]) => {
         const { plan } = ks[0] as HistoryKey;
-        try {
-          const { series } = await readServerHistories(db, ks.map((k) => k.gameServerId), { from: plan.from, to: plan.to, resolution: plan.resolution, rawDays, now: plan.now });
-          results.set(pk, series);
-        } catch (err) {
-          // planHistory checks the same rules first; this keeps a disagreement a client error, not a 500.
-          if (err instanceof HistoryRangeError) throw new BadUserInputError('from', err.message);
-          throw err;
-        }
+        results.set(pk, await readServerHistories(db, ks.map((k) => k.gameServerId), { from: plan.from, to: plan.to, resolution: plan.resolution }));
       }),
     );
     return keys.map((k) => results.get(planKey(k))?.get(k.gameServerId) ?? []);
   };
 }
 
-export function createLoaders(db: Db, rawDays: number) {
+export function createLoaders(db: Db) {
   return {
     source: new DataLoader<number, MasterSource | null>(async (ids) => {
       const rows = await db.masterSource.findMany({ where: { id: { in: [...ids] } } });
@@ -72,7 +64,7 @@ export function createLoaders(db: Db, rawDays: number) {
       const rows = await db.crawlRun.findMany({ where: { crawlId: { in: [...ids] } }, orderBy: [{ region: 'asc' }, { split: 'asc' }] });
       return ids.map((id) => rows.filter((r) => toId(r.crawlId) === id));
     }),
-    history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db, rawDays), { cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}` }),
+    history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db), { cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}` }),
   };
 }
 

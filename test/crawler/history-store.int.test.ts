@@ -1,9 +1,20 @@
-import { applyRetention, mapTimeline, readPopulation, readServerHistories, readServerHistory, rollupRange } from '../../src/crawler/store/history-store';
+/**
+ * The crawler's history writes (rollups, retention), checked through the reads the API uses
+ * (src/history/). Which resolution a request gets is the API's plan: test/graphql/history*.
+ */
+import { applyRetention, rollupRange } from '../../src/crawler/store/history-store';
 import { ensureSamplePartition, listSamplePartitions } from '../../src/crawler/store/partitions';
+import { readPopulation } from '../../src/history/population';
+import { mapTimeline, readServerHistories, type SeriesResolution } from '../../src/history/server-history';
+import type { Db } from '../../src/shared/db';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
+
+async function readServerHistory(db: Db, id: number, o: { from: Date; to: Date; resolution: SeriesResolution }) {
+  return { points: (await readServerHistories(db, [id], o)).get(id) ?? [] };
+}
 
 describe('history store', () => {
   let t: TestDatabase;
@@ -38,11 +49,10 @@ describe('history store', () => {
   });
   afterAll(async () => t.drop());
 
-  const range = { from: day0, to: new Date(day0.getTime() + 3 * HOUR), rawDays: 7 };
+  const range = { from: day0, to: new Date(day0.getTime() + 3 * HOUR) };
 
   it('serves raw samples within the window', async () => {
-    const { resolution, points } = await readServerHistory(t.db, a, { ...range, resolution: 'RAW' });
-    expect(resolution).toBe('RAW');
+    const { points } = await readServerHistory(t.db, a, { ...range, resolution: 'RAW' });
     expect(points).toHaveLength(36);
     expect(points[0]).toMatchObject({ samples: 1, onlineShare: 1, playersAvg: 0, maxPlayers: 32, map: 'de_dust2', pingMs: 20 });
   });
@@ -57,7 +67,7 @@ describe('history store', () => {
   });
 
   it('keeps day totals, and reads many servers in one go', async () => {
-    const { series } = await readServerHistories(t.db, [a, b], { from: day0, to: new Date(day0.getTime() + DAY), rawDays: 7, resolution: 'DAY' });
+    const series = await readServerHistories(t.db, [a, b], { from: day0, to: new Date(day0.getTime() + DAY), resolution: 'DAY' });
     expect(series.get(a)).toEqual([expect.objectContaining({ samples: 36, onlineShare: 1, playersMin: 0, playersMax: 31, map: 'de_dust2' })]);
     expect(series.get(b)![0]).toMatchObject({ samples: 36, onlineShare: 0.5 });
     const [row] = await t.db.$queryRaw<{ h: (number | null)[] }[]>`SELECT h_samples AS h FROM server_day WHERE game_server_id = ${a}`;
@@ -67,27 +77,20 @@ describe('history store', () => {
   });
 
   it('aggregates population per game, map and region, leaving suspected fakes out', async () => {
-    const all = await readPopulation(t.db, { dimension: 'ALL' }, { ...range, resolution: 'HOUR' });
-    expect(all.points).toHaveLength(3);
+    const allPoints = await readPopulation(t.db, { dimension: 'ALL' }, { ...range, resolution: 'HOUR' });
+    expect(allPoints).toHaveLength(3);
     // hour 0: a averages 5.5 players, b 2; both count as servers online a:1 + b:0.5.
-    expect(all.points[0]).toMatchObject({ serversSeen: 2, serversOnline: 1.5, playersPeak: 14 });
-    expect(all.points[0]!.playersAvg).toBeCloseTo(7.5, 5);
-    const app = await readPopulation(t.db, { dimension: 'APP', key: '730' }, { ...range, resolution: 'HOUR' });
-    expect(app.points[0]!.serversSeen).toBe(2);
-    const map = await readPopulation(t.db, { dimension: 'MAP', key: 'de_inferno' }, { ...range, resolution: 'HOUR' });
-    expect(map.points.map((p) => p.at.getTime() - day0.getTime())).toEqual([2 * HOUR]);
-    const region = await readPopulation(t.db, { dimension: 'REGION', key: '1' }, { ...range, resolution: 'HOUR' });
-    expect(region.points[0]!.playersAvg).toBeCloseTo(2, 5);
-    const days = await readPopulation(t.db, { dimension: 'ALL' }, { from: day0, to: new Date(day0.getTime() + DAY), resolution: 'DAY' });
-    expect(days.points).toHaveLength(1);
-    expect(days.points[0]!.playersPeak).toBe(34);
-  });
-
-  it('refuses RAW before the window and picks a resolution for AUTO', async () => {
-    await expect(readServerHistory(t.db, a, { from: new Date(Date.now() - 30 * DAY), to: new Date(), rawDays: 7, resolution: 'RAW' })).rejects.toThrow(/RAW history is kept for 7 days/);
-    expect((await readServerHistory(t.db, a, { ...range, resolution: 'AUTO' })).resolution).toBe('RAW');
-    expect((await readServerHistory(t.db, a, { from: new Date(Date.now() - 10 * DAY), to: new Date(), rawDays: 7, resolution: 'AUTO' })).resolution).toBe('HOUR');
-    expect((await readServerHistory(t.db, a, { from: new Date(Date.now() - 365 * DAY), to: new Date(), rawDays: 7, resolution: 'AUTO' })).resolution).toBe('DAY');
+    expect(allPoints[0]).toMatchObject({ serversSeen: 2, serversOnline: 1.5, playersPeak: 14 });
+    expect(allPoints[0]!.playersAvg).toBeCloseTo(7.5, 5);
+    const appPoints = await readPopulation(t.db, { dimension: 'APP', key: '730' }, { ...range, resolution: 'HOUR' });
+    expect(appPoints[0]!.serversSeen).toBe(2);
+    const mapPoints = await readPopulation(t.db, { dimension: 'MAP', key: 'de_inferno' }, { ...range, resolution: 'HOUR' });
+    expect(mapPoints.map((p) => p.at.getTime() - day0.getTime())).toEqual([2 * HOUR]);
+    const regionPoints = await readPopulation(t.db, { dimension: 'REGION', key: '1' }, { ...range, resolution: 'HOUR' });
+    expect(regionPoints[0]!.playersAvg).toBeCloseTo(2, 5);
+    const daysPoints = await readPopulation(t.db, { dimension: 'ALL' }, { from: day0, to: new Date(day0.getTime() + DAY), resolution: 'DAY' });
+    expect(daysPoints).toHaveLength(1);
+    expect(daysPoints[0]!.playersPeak).toBe(34);
   });
 
   it('drops raw partitions past the window but keeps the rollups', async () => {

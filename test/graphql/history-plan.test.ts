@@ -1,6 +1,6 @@
 import { BadUserInputError } from '../../src/graphql/errors';
 import { AUTO_TARGET_POINTS, DAY_MS, HOUR_MS, planHistory } from '../../src/graphql/history/history-plan';
-import { HistoryResolution as R } from '../../src/graphql/history/history.type';
+import { HistoryResolution as R } from '../../src/graphql/history/history-resolution';
 import { rebucketHistory, rebucketPopulation } from '../../src/graphql/history/history-buckets';
 
 const now = new Date('2026-11-22T12:00:00Z');

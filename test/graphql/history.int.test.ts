@@ -136,6 +136,15 @@ describe('GameServer.history', () => {
     expect(h.points.length).toBeGreaterThanOrEqual(8);
   });
 
+  it('refuses RAW before the window and picks a resolution for AUTO', async () => {
+    const old = await api.gql(HISTORY, { id: idOf(I), from: new Date(Date.now() - 30 * DAY).toISOString(), to: new Date().toISOString(), resolution: 'RAW' });
+    expect(old.errors?.[0]?.message).toMatch(/RAW history is kept for 7 days/);
+    const threeHours = { from: new Date(seed.now.getTime() - 3 * HOUR).toISOString(), to: seed.now.toISOString(), resolution: 'AUTO' };
+    expect((await history(threeHours)).resolution).toBe('RAW');
+    expect((await history({ from: new Date(Date.now() - 10 * DAY).toISOString(), to: new Date().toISOString(), resolution: 'AUTO' })).resolution).toBe('HOUR');
+    expect((await history({ from: new Date(Date.now() - 365 * DAY).toISOString(), to: new Date().toISOString(), resolution: 'AUTO' })).resolution).toBe('DAY');
+  });
+
   const bad: Array<[string, Record<string, unknown>, string]> = [
     ['RAW older than the raw window', { from: new Date(Date.now() - 10 * DAY).toISOString(), to: new Date(Date.now() - 9 * DAY).toISOString(), resolution: 'RAW' }, 'from'],
     ['RAW over too long a range', { from: new Date(Date.now() - 5 * DAY).toISOString(), resolution: 'RAW' }, 'from'],

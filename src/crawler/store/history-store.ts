@@ -1,18 +1,15 @@
 /**
- * History: raw samples (server_sample, one per server per crawl, day partitions kept for the raw
+ * History writes: raw samples (server_sample, one per server per crawl, day partitions kept for the raw
  * window) rolled up into server_day (one row per server per UTC day: day totals + 24 hourly slots in
- * arrays) and population_rollup (hourly and daily aggregates per game, map, region, ...).
+ * arrays) and population_rollup (hourly and daily aggregates per game, map, region, ...), and the
+ * retention that drops what is past its window. Reads are src/history/, shared with the API.
  *
  * Rollups are recomputed from the raw samples of an hour, never added to, so re-rolling an hour (each
- * crawl that finishes re-rolls its hour) gives the same rows. Reads never touch raw samples older than
- * the window. Layout and numbers: docs/storage.md.
+ * crawl that finishes re-rolls its hour) gives the same rows. Layout and numbers: docs/storage.md.
  */
 import type { Db } from '../../shared/db';
-import { toId } from '../../shared/ids';
-import { dropSamplePartitionsBefore, listSamplePartitions, utcDay } from './partitions';
-
-const HOUR_MS = 3600 * 1000;
-const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS, floorHour, HOUR_MS, utcDay } from '../../history/time';
+import { dropSamplePartitionsBefore, listSamplePartitions } from './partitions';
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
@@ -23,8 +20,6 @@ const ROLLUP_LOCK_CLASS = 7_271_007;
 const ROLLUP_TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
 /** server_day rows of one day: rolled up by one writer at a time. */
 const SERVER_ROLLUP_LOCK_CLASS = 7_271_009;
-
-const floorHour = (at: Date): Date => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
 
 /** Rolls up every hour from `from`'s hour to `to`'s hour (inclusive), then the days they touch. */
 export async function rollupRange(db: Db, from: Date, to: Date): Promise<void> {
@@ -157,199 +152,6 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
       WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
       GROUP BY p.dimension, p.key, hours.n`,
   ], ROLLUP_TX_OPTIONS);
-}
-
-export type HistoryResolution = 'AUTO' | 'RAW' | 'HOUR' | 'DAY';
-
-export class HistoryRangeError extends Error {
-  readonly code = 'BAD_RANGE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'HistoryRangeError';
-  }
-}
-
-export interface HistoryPoint {
-  at: Date;
-  /** Samples behind the point (1 for RAW). */
-  samples: number;
-  /** Share of samples the server answered (0-1). */
-  onlineShare: number;
-  playersMin: number | null;
-  /** Average over all samples (an unanswered sample counts 0). */
-  playersAvg: number;
-  playersMax: number | null;
-  botsMax: number | null;
-  /** RAW only. */
-  maxPlayers: number | null;
-  /** RAW: the map; HOUR/DAY: the most-played map. */
-  map: string | null;
-  /** RAW only. */
-  pingMs: number | null;
-}
-
-export interface HistoryOptions {
-  from: Date;
-  to: Date;
-  resolution: HistoryResolution;
-  /** The raw window (config.historyRawDays). */
-  rawDays: number;
-  now?: Date;
-}
-
-/** AUTO: about a few hundred points whatever the range. */
-export function resolveResolution(o: HistoryOptions): Exclude<HistoryResolution, 'AUTO'> {
-  if (o.to.getTime() <= o.from.getTime()) throw new HistoryRangeError('from must be before to');
-  const now = o.now ?? new Date();
-  const rawFrom = now.getTime() - o.rawDays * DAY_MS;
-  if (o.resolution === 'RAW') {
-    if (o.from.getTime() < rawFrom) throw new HistoryRangeError(`RAW history is kept for ${o.rawDays} days: from must be after ${new Date(rawFrom).toISOString()}`);
-    return 'RAW';
-  }
-  if (o.resolution !== 'AUTO') return o.resolution;
-  const span = o.to.getTime() - o.from.getTime();
-  if (span <= 36 * HOUR_MS && o.from.getTime() >= rawFrom) return 'RAW';
-  if (span <= 21 * DAY_MS) return 'HOUR';
-  return 'DAY';
-}
-
-interface HistoryRow {
-  id: bigint;
-  at: Date;
-  samples: number;
-  online: number;
-  pmin: number | null;
-  pmax: number | null;
-  psum: number;
-  bmax: number | null;
-  max_players: number | null;
-  map: string | null;
-  ping_ms: number | null;
-}
-
-/**
- * History of many servers in one statement (a page of servers costs one query, not one per server).
- * Points are in time order; servers without any point get an empty list.
- */
-export async function readServerHistories(db: Db, serverIds: readonly number[], o: HistoryOptions): Promise<{ resolution: Exclude<HistoryResolution, 'AUTO'>; series: Map<number, HistoryPoint[]> }> {
-  const resolution = resolveResolution(o);
-  const ids = [...new Set(serverIds)];
-  const series = new Map<number, HistoryPoint[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return { resolution, series };
-  let rows: HistoryRow[];
-  if (resolution === 'RAW') {
-    rows = await db.$queryRaw<HistoryRow[]>`
-      SELECT game_server_id AS id, crawl_at AS at, 1 AS samples, online::int AS online,
-        CASE WHEN online THEN players END AS pmin, CASE WHEN online THEN players END AS pmax, players::int AS psum,
-        bots AS bmax, max_players, map, ping_ms
-      FROM server_sample
-      WHERE game_server_id = ANY(${ids}::bigint[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
-      ORDER BY game_server_id, crawl_at`;
-  } else if (resolution === 'HOUR') {
-    rows = await db.$queryRaw<HistoryRow[]>`
-      SELECT * FROM (
-        SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
-          u.s::int AS samples, COALESCE(u.o, 0)::int AS online, u.pmin, u.pmax, COALESCE(u.psum, 0) AS psum, u.bmax,
-          NULL::int AS max_players, u.m AS map, NULL::int AS ping_ms
-        FROM server_day d,
-          unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
-            WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
-        WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
-          AND u.s IS NOT NULL AND u.s > 0
-      ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}
-      ORDER BY id, at`;
-  } else {
-    rows = await db.$queryRaw<HistoryRow[]>`
-      SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples, online, players_min AS pmin,
-        players_max AS pmax, players_sum AS psum, bots_max AS bmax, NULL::int AS max_players, top_map AS map, NULL::int AS ping_ms
-      FROM server_day
-      WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
-        AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}
-      ORDER BY game_server_id, day`;
-  }
-  for (const r of rows) {
-    const samples = Number(r.samples);
-    series.get(toId(r.id))?.push({
-      at: r.at,
-      samples,
-      onlineShare: samples > 0 ? Number(r.online) / samples : 0,
-      playersMin: r.pmin === null ? null : Number(r.pmin),
-      playersAvg: samples > 0 ? Number(r.psum) / samples : 0,
-      playersMax: r.pmax === null ? null : Number(r.pmax),
-      botsMax: r.bmax === null ? null : Number(r.bmax),
-      maxPlayers: r.max_players === null ? null : Number(r.max_players),
-      map: r.map,
-      pingMs: r.ping_ms === null ? null : Number(r.ping_ms),
-    });
-  }
-  return { resolution, series };
-}
-
-export async function readServerHistory(db: Db, serverId: number, o: HistoryOptions): Promise<{ resolution: Exclude<HistoryResolution, 'AUTO'>; points: HistoryPoint[] }> {
-  const { resolution, series } = await readServerHistories(db, [serverId], o);
-  return { resolution, points: series.get(serverId) ?? [] };
-}
-
-export interface MapSpan {
-  map: string;
-  from: Date;
-  to: Date;
-}
-
-/** Which map ran when: consecutive points with the same map merged (RAW in the window, else HOUR/DAY). */
-export function mapTimeline(points: readonly HistoryPoint[], stepMs: number): MapSpan[] {
-  const spans: MapSpan[] = [];
-  for (const p of points) {
-    if (p.map === null || p.map === '') continue;
-    const last = spans[spans.length - 1];
-    const end = new Date(p.at.getTime() + stepMs);
-    if (last && last.map === p.map && p.at.getTime() - last.to.getTime() <= stepMs) last.to = end;
-    else spans.push({ map: p.map, from: p.at, to: end });
-  }
-  return spans;
-}
-
-export type PopulationDimensionName = 'ALL' | 'APP' | 'FOLDER' | 'MAP' | 'REGION' | 'COUNTRY' | 'PROTOCOL';
-
-export interface PopulationPoint {
-  at: Date;
-  /** Average servers online over the bucket. */
-  serversOnline: number;
-  /** Servers with a sample in the bucket (DAY: the largest hourly count). */
-  serversSeen: number;
-  playersAvg: number;
-  /** Most players in any one crawl of the bucket. */
-  playersPeak: number;
-  botsAvg: number;
-}
-
-/** Aggregate series from the rollups only (never raw samples). RAW and AUTO resolve to HOUR or DAY. */
-export async function readPopulation(
-  db: Db,
-  filter: { dimension: PopulationDimensionName; key?: string },
-  o: { from: Date; to: Date; resolution: HistoryResolution },
-): Promise<{ resolution: 'HOUR' | 'DAY'; points: PopulationPoint[] }> {
-  if (o.to.getTime() <= o.from.getTime()) throw new HistoryRangeError('from must be before to');
-  const span = o.to.getTime() - o.from.getTime();
-  const resolution = o.resolution === 'DAY' || (o.resolution !== 'HOUR' && o.resolution !== 'RAW' && span > 21 * DAY_MS) ? 'DAY' : 'HOUR';
-  const from = resolution === 'DAY' ? utcDay(o.from) : floorHour(o.from);
-  const key = filter.dimension === 'ALL' ? '' : (filter.key ?? '');
-  const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; bots_avg: number }[]>`
-    SELECT bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, bots_avg FROM population_rollup
-    WHERE resolution = ${resolution}::"RollupResolution" AND dimension = ${filter.dimension}::"PopulationDimension" AND key = ${key}
-      AND bucket_at >= ${from} AND bucket_at < ${o.to}
-    ORDER BY bucket_at`;
-  return {
-    resolution,
-    points: rows.map((r) => ({
-      at: r.at,
-      serversOnline: Number(r.servers_online),
-      serversSeen: Number(r.servers_seen),
-      playersAvg: Number(r.players_avg),
-      playersPeak: Number(r.players_peak),
-      botsAvg: Number(r.bots_avg),
-    })),
-  };
 }
 
 export interface RetentionResult {

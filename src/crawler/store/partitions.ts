@@ -4,14 +4,10 @@
  * passed (and the rollups cover them): no DELETE, no vacuum debt. See docs/storage.md.
  */
 import type { Db } from '../../shared/db';
+import { DAY_MS, utcDay } from '../../history/time';
 
-const DAY_MS = 24 * 3600 * 1000;
 /** Any constant; serialises partition DDL between workers. */
 const PARTITION_LOCK_KEY = 7_271_005;
-
-export function utcDay(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-}
 
 export function partitionName(day: Date): string {
   return `server_sample_p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;

@@ -1,9 +1,10 @@
 /**
- * Re-bucketing of the history store's series (src/crawler/store/history-store.ts reads RAW samples,
- * hourly slots or days) into the wider buckets AUTO picks, so a long range stays at a few hundred
- * points. Pure functions; buckets start at UTC midnight multiples (from 2000-01-01), like date_bin.
+ * Re-bucketing of the stored series (src/history/ reads RAW samples, hourly slots or days) into the
+ * wider buckets AUTO picks, so a long range stays at a few hundred points. Pure functions; buckets
+ * start at UTC midnight multiples (from 2000-01-01), like date_bin.
  */
-import type { HistoryPoint as StorePoint, PopulationPoint as StorePopulationPoint } from '../../crawler/store/history-store';
+import type { PopulationPoint as StorePopulationPoint } from '../../history/population';
+import type { HistoryPoint as StorePoint } from '../../history/server-history';
 import { HistoryPoint, PopulationPoint } from './history.type';
 
 const ORIGIN_MS = Date.UTC(2000, 0, 1);

@@ -1,12 +1,14 @@
 /**
  * Which data a history request reads and how it buckets it: a pure function of the arguments, the
- * clock and the retention settings, so every rule (and every BAD_USER_INPUT) is unit-tested.
+ * clock and the retention settings, so every rule (and every BAD_USER_INPUT) is unit-tested. This is
+ * the one place AUTO is resolved and the raw window enforced: the reads (src/history/) read what the
+ * plan names.
  */
 import { BadUserInputError } from '../errors';
-import { HistoryResolution } from './history.type';
+import { DAY_MS, HOUR_MS } from '../../history/time';
+import { HistoryResolution } from './history-resolution';
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
+export { DAY_MS, HOUR_MS };
 /** AUTO aims at about this many points. */
 export const AUTO_TARGET_POINTS = 300;
 /** Explicit HOUR/DAY requests may not produce more points than this. */
@@ -16,18 +18,21 @@ export const MAX_RANGE_MS = 20 * 366 * DAY_MS;
 /** Default range when `from` is not given. */
 export const DEFAULT_RANGE_MS = DAY_MS;
 
-export interface HistoryPlan {
+/** The resolutions stored: raw samples, hourly slots, days. */
+export type ReadResolution = Exclude<HistoryResolution, HistoryResolution.AUTO>;
+/** The resolutions aggregates are stored at (rollups only). */
+export type RollupReadResolution = HistoryResolution.HOUR | HistoryResolution.DAY;
+
+export interface HistoryPlan<R extends ReadResolution = ReadResolution> {
   /** RAW, HOUR or DAY: the table read (samples, hourly slots, days). */
-  resolution: Exclude<HistoryResolution, HistoryResolution.AUTO>;
+  resolution: R;
   /** Bucket length; 0 for RAW (one point per crawl). */
   bucketMs: number;
   from: Date;
   to: Date;
-  /** The clock reading the plan was made at (the raw window is relative to it). */
-  now: Date;
 }
 
-/** Width of one point as the history store returns it at this resolution (RAW: one crawl interval). */
+/** Width of one point as src/history reads it at this resolution (RAW: one crawl interval). */
 export function nativeStepMs(plan: HistoryPlan, crawlIntervalMs: number): number {
   return plan.resolution === HistoryResolution.RAW ? crawlIntervalMs : plan.resolution === HistoryResolution.HOUR ? HOUR_MS : DAY_MS;
 }
@@ -43,19 +48,19 @@ export interface HistorySettings {
 
 const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
 
-function autoBucket(rangeMs: number): { resolution: HistoryResolution.HOUR | HistoryResolution.DAY; bucketMs: number } {
+function autoBucket(rangeMs: number): { resolution: RollupReadResolution; bucketMs: number } {
   const hours = Math.ceil(rangeMs / (AUTO_TARGET_POINTS * HOUR_MS));
   const step = HOUR_STEPS.find((h) => h >= hours);
   if (step !== undefined) return { resolution: HistoryResolution.HOUR, bucketMs: step * HOUR_MS };
   return { resolution: HistoryResolution.DAY, bucketMs: Math.max(1, Math.ceil(rangeMs / (AUTO_TARGET_POINTS * DAY_MS))) * DAY_MS };
 }
 
-/** With `rawAllowed` false (aggregates, which exist only as rollups) RAW is refused. */
-export function planHistory(
-  args: { from?: Date | null; to?: Date | null; resolution?: HistoryResolution | null },
-  settings: HistorySettings,
-  rawAllowed = true,
-): HistoryPlan {
+type HistoryArgs = { from?: Date | null; to?: Date | null; resolution?: HistoryResolution | null };
+
+/** With `rawAllowed` false (aggregates, which exist only as rollups) RAW is refused: the plan reads HOUR or DAY. */
+export function planHistory(args: HistoryArgs, settings: HistorySettings): HistoryPlan;
+export function planHistory(args: HistoryArgs, settings: HistorySettings, rawAllowed: false): HistoryPlan<RollupReadResolution>;
+export function planHistory(args: HistoryArgs, settings: HistorySettings, rawAllowed = true): HistoryPlan {
   const to = args.to ?? settings.now;
   const from = args.from ?? new Date(to.getTime() - DEFAULT_RANGE_MS);
   if (Number.isNaN(from.getTime())) throw new BadUserInputError('from', 'not a valid time');
@@ -75,17 +80,17 @@ export function planHistory(
       if (rangeMs > settings.rawMaxRangeMs) {
         throw new BadUserInputError('from', `RAW ranges are limited to ${Math.round(settings.rawMaxRangeMs / HOUR_MS)} hours; use AUTO, HOUR or DAY for longer ranges`);
       }
-      return { resolution, bucketMs: 0, from, to, now: settings.now };
+      return { resolution, bucketMs: 0, from, to };
     case HistoryResolution.HOUR:
     case HistoryResolution.DAY: {
       const bucketMs = resolution === HistoryResolution.HOUR ? HOUR_MS : DAY_MS;
       if (rangeMs / bucketMs > MAX_POINTS) throw new BadUserInputError('from', `${resolution} over this range gives more than ${MAX_POINTS} points; use AUTO or DAY`);
-      return { resolution, bucketMs, from, to, now: settings.now };
+      return { resolution, bucketMs, from, to };
     }
     case HistoryResolution.AUTO: {
       const rawFits = rawAllowed && from.getTime() >= rawStart && rangeMs <= settings.rawMaxRangeMs && rangeMs / settings.crawlIntervalMs <= AUTO_TARGET_POINTS;
-      if (rawFits) return { resolution: HistoryResolution.RAW, bucketMs: 0, from, to, now: settings.now };
-      return { ...autoBucket(rangeMs), from, to, now: settings.now };
+      if (rawFits) return { resolution: HistoryResolution.RAW, bucketMs: 0, from, to };
+      return { ...autoBucket(rangeMs), from, to };
     }
   }
 }

@@ -4,10 +4,12 @@ import { Arg, Ctx, FieldResolver, InputType, Field, Int, Query, Resolver, Root }
 import type { ApiContext } from '../context';
 import { BadUserInputError } from '../errors';
 import { historySettings } from '../game-server/game-server.resolver';
-import { mapTimeline, readPopulation, type PopulationDimensionName as PopulationDimension } from '../../crawler/store/history-store';
+import { readPopulation, type PopulationDimensionName as PopulationDimension } from '../../history/population';
+import { mapTimeline } from '../../history/server-history';
 import { rebucketHistory, rebucketPopulation } from './history-buckets';
 import { nativeStepMs, planHistory } from './history-plan';
-import { HistoryPoint, HistoryResolution, MapSpan, PopulationSeries, ServerHistory } from './history.type';
+import { HistoryResolution } from './history-resolution';
+import { HistoryPoint, MapSpan, PopulationSeries, ServerHistory } from './history.type';
 
 @Resolver(() => ServerHistory)
 export class ServerHistoryResolver {
@@ -70,8 +72,8 @@ export class PopulationResolver {
   ): Promise<PopulationSeries> {
     const { dimension, key } = toDimension(filter);
     const plan = planHistory({ from, to, resolution }, historySettings(ctx), false);
-    const read = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution });
-    const points = rebucketPopulation(read.points, plan.bucketMs, nativeStepMs(plan, ctx.config.crawlIntervalMs));
+    const stored = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution });
+    const points = rebucketPopulation(stored, plan.bucketMs, nativeStepMs(plan, ctx.config.crawlIntervalMs));
     return Object.assign(new PopulationSeries(), {
       resolution: plan.resolution,
       bucketSeconds: plan.bucketMs / 1000,

@@ -1,18 +1,8 @@
 /** History series of one server and of aggregates, as chart points. Times are UTC bucket starts. */
 import 'reflect-metadata';
-import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type { HistoryPlan } from './history-plan';
-
-export enum HistoryResolution {
-  AUTO = 'AUTO',
-  RAW = 'RAW',
-  HOUR = 'HOUR',
-  DAY = 'DAY',
-}
-registerEnumType(HistoryResolution, {
-  name: 'HistoryResolution',
-  description: 'AUTO picks RAW, HOUR or DAY buckets (several hours or days each when needed) so a series has at most a few hundred points; RAW is one point per crawl, only inside the raw-history window.',
-});
+import { HistoryResolution } from './history-resolution';
 
 @ObjectType({ description: 'One bucket of a server history.' })
 export class HistoryPoint {

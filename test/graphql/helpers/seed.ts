@@ -4,7 +4,8 @@
  * population rollups) whose values can be computed back in the assertions.
  */
 import { applyRetention, rollupRange } from '../../../src/crawler/store/history-store';
-import { ensureSamplePartition, utcDay } from '../../../src/crawler/store/partitions';
+import { ensureSamplePartition } from '../../../src/crawler/store/partitions';
+import { utcDay } from '../../../src/history/time';
 import type { PrismaClient } from '../../../src/generated/prisma/client';
 
 export const HOUR = 3_600_000;

@@ -1,0 +1,47 @@
+/**
+ * Aggregate series (a game, a map, a region, everything) as stored in population_rollup, hourly and daily
+ * (docs/storage.md). Read from the rollups only, never from raw samples; the crawler writes them
+ * (src/crawler/store/history-store.ts).
+ */
+import type { Db } from '../shared/db';
+import { floorHour, utcDay } from './time';
+
+export type PopulationDimensionName = 'ALL' | 'APP' | 'FOLDER' | 'MAP' | 'REGION' | 'COUNTRY' | 'PROTOCOL';
+
+/** The rollup a population series is read from. */
+export type RollupResolution = 'HOUR' | 'DAY';
+
+export interface PopulationPoint {
+  at: Date;
+  /** Average servers online over the bucket. */
+  serversOnline: number;
+  /** Servers with a sample in the bucket (DAY: the largest hourly count). */
+  serversSeen: number;
+  playersAvg: number;
+  /** Most players in any one crawl of the bucket. */
+  playersPeak: number;
+  botsAvg: number;
+}
+
+/** The buckets of one dimension key that start in [from's bucket, to), oldest first. */
+export async function readPopulation(
+  db: Db,
+  filter: { dimension: PopulationDimensionName; key?: string },
+  o: { from: Date; to: Date; resolution: RollupResolution },
+): Promise<PopulationPoint[]> {
+  const from = o.resolution === 'DAY' ? utcDay(o.from) : floorHour(o.from);
+  const key = filter.dimension === 'ALL' ? '' : (filter.key ?? '');
+  const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; bots_avg: number }[]>`
+    SELECT bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, bots_avg FROM population_rollup
+    WHERE resolution = ${o.resolution}::"RollupResolution" AND dimension = ${filter.dimension}::"PopulationDimension" AND key = ${key}
+      AND bucket_at >= ${from} AND bucket_at < ${o.to}
+    ORDER BY bucket_at`;
+  return rows.map((r) => ({
+    at: r.at,
+    serversOnline: Number(r.servers_online),
+    serversSeen: Number(r.servers_seen),
+    playersAvg: Number(r.players_avg),
+    playersPeak: Number(r.players_peak),
+    botsAvg: Number(r.bots_avg),
+  }));
+}

@@ -1,0 +1,120 @@
+/**
+ * A server's history as stored (docs/storage.md): RAW samples inside the raw window, the hourly slots and
+ * the day totals of server_day outside it. Which of the three a request reads, and whether it may, is the
+ * caller's decision (the API's history plan); this module reads what it is asked for.
+ */
+import type { Db } from '../shared/db';
+import { toId } from '../shared/ids';
+import { floorHour, utcDay } from './time';
+
+/** The table a series is read from: raw samples, hourly slots or days. */
+export type SeriesResolution = 'RAW' | 'HOUR' | 'DAY';
+
+export interface HistoryPoint {
+  at: Date;
+  /** Samples behind the point (1 for RAW). */
+  samples: number;
+  /** Share of samples the server answered (0-1). */
+  onlineShare: number;
+  playersMin: number | null;
+  /** Average over all samples (an unanswered sample counts 0). */
+  playersAvg: number;
+  playersMax: number | null;
+  botsMax: number | null;
+  /** RAW only. */
+  maxPlayers: number | null;
+  /** RAW: the map; HOUR/DAY: the most-played map. */
+  map: string | null;
+  /** RAW only. */
+  pingMs: number | null;
+}
+
+interface HistoryRow {
+  id: bigint;
+  at: Date;
+  samples: number;
+  online: number;
+  pmin: number | null;
+  pmax: number | null;
+  psum: number;
+  bmax: number | null;
+  max_players: number | null;
+  map: string | null;
+  ping_ms: number | null;
+}
+
+/**
+ * History of many servers in one statement (a page of servers costs one query, not one per server).
+ * Points are in time order; servers without any point get an empty list.
+ */
+export async function readServerHistories(db: Db, serverIds: readonly number[], o: { from: Date; to: Date; resolution: SeriesResolution }): Promise<Map<number, HistoryPoint[]>> {
+  const ids = [...new Set(serverIds)];
+  const series = new Map<number, HistoryPoint[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return series;
+  let rows: HistoryRow[];
+  if (o.resolution === 'RAW') {
+    rows = await db.$queryRaw<HistoryRow[]>`
+      SELECT game_server_id AS id, crawl_at AS at, 1 AS samples, online::int AS online,
+        CASE WHEN online THEN players END AS pmin, CASE WHEN online THEN players END AS pmax, players::int AS psum,
+        bots AS bmax, max_players, map, ping_ms
+      FROM server_sample
+      WHERE game_server_id = ANY(${ids}::bigint[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
+      ORDER BY game_server_id, crawl_at`;
+  } else if (o.resolution === 'HOUR') {
+    rows = await db.$queryRaw<HistoryRow[]>`
+      SELECT * FROM (
+        SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
+          u.s::int AS samples, COALESCE(u.o, 0)::int AS online, u.pmin, u.pmax, COALESCE(u.psum, 0) AS psum, u.bmax,
+          NULL::int AS max_players, u.m AS map, NULL::int AS ping_ms
+        FROM server_day d,
+          unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
+            WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
+        WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
+          AND u.s IS NOT NULL AND u.s > 0
+      ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}
+      ORDER BY id, at`;
+  } else {
+    rows = await db.$queryRaw<HistoryRow[]>`
+      SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples, online, players_min AS pmin,
+        players_max AS pmax, players_sum AS psum, bots_max AS bmax, NULL::int AS max_players, top_map AS map, NULL::int AS ping_ms
+      FROM server_day
+      WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
+        AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}
+      ORDER BY game_server_id, day`;
+  }
+  for (const r of rows) {
+    const samples = Number(r.samples);
+    series.get(toId(r.id))?.push({
+      at: r.at,
+      samples,
+      onlineShare: samples > 0 ? Number(r.online) / samples : 0,
+      playersMin: r.pmin === null ? null : Number(r.pmin),
+      playersAvg: samples > 0 ? Number(r.psum) / samples : 0,
+      playersMax: r.pmax === null ? null : Number(r.pmax),
+      botsMax: r.bmax === null ? null : Number(r.bmax),
+      maxPlayers: r.max_players === null ? null : Number(r.max_players),
+      map: r.map,
+      pingMs: r.ping_ms === null ? null : Number(r.ping_ms),
+    });
+  }
+  return series;
+}
+
+export interface MapSpan {
+  map: string;
+  from: Date;
+  to: Date;
+}
+
+/** Which map ran when: consecutive points with the same map merged (`stepMs`: the width of one point). */
+export function mapTimeline(points: readonly HistoryPoint[], stepMs: number): MapSpan[] {
+  const spans: MapSpan[] = [];
+  for (const p of points) {
+    if (p.map === null || p.map === '') continue;
+    const last = spans[spans.length - 1];
+    const end = new Date(p.at.getTime() + stepMs);
+    if (last && last.map === p.map && p.at.getTime() - last.to.getTime() <= stepMs) last.to = end;
+    else spans.push({ map: p.map, from: p.at, to: end });
+  }
+  return spans;
+}
