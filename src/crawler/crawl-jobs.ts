@@ -84,7 +84,10 @@ export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
   return `${slug}-${scheduledAtMs}`;
 }
 
-/** A crawl still open this many intervals after it started lost its jobs (e.g. Redis lost its data). */
+/**
+ * A crawl still open this many intervals after it started is closed as partial. Its lost jobs are enqueued again
+ * at every skipped tick (requeueOpenWork), so this is the last resort for a crawl whose steps keep failing.
+ */
 const STALE_AFTER_INTERVALS = 3;
 const STALE_AFTER_MIN_MS = 30 * 60_000;
 
@@ -153,6 +156,7 @@ export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key
       { source: source.name, skipped: input.key, running: open.running.key, runningForMs: input.startedAt.getTime() - open.running.startedAt.getTime() },
       'crawl tick skipped: the previous crawl of the source is still running',
     );
+    await requeueOpenWork(deps, open.running);
     return null;
   }
   const crawl = open.opened;
@@ -284,6 +288,20 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
   if (!result.duplicate) {
     deps.onEvent?.({ type: 'batch', crawlId: crawl.id, queried: result.answered + result.failed, answered: result.answered, failed: result.failed, written: result.written });
   }
+  await maybeFinish(deps, crawl);
+}
+
+/**
+ * The running crawl's jobs may be gone (Redis restarted empty, or its data was evicted): the database
+ * still knows every step left, so each one is enqueued again under its own job id. A job that still
+ * exists keeps that id, so the queue ignores the copy and a live crawl is not disturbed; a lost one comes
+ * back and the crawl completes instead of blocking its source until it counts as stale.
+ */
+async function requeueOpenWork(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
+  const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);
+  await deps.sink.listRuns(runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })));
+  const batchKeys = await pendingBatchKeys(deps.db, crawl.id);
+  await deps.sink.queryBatches(batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })));
   await maybeFinish(deps, crawl);
 }
 
