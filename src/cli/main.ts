@@ -11,7 +11,7 @@ const load = (path: string): Promise<CommandModule> => Promise.resolve().then(()
 const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   query: { summary: 'query one game server (info, players, rules)', load: () => load('./commands/query') },
   master: { summary: 'list a Valve master server or the Steam Web API', load: () => load('./commands/master') },
-  management: { summary: 'run a management server (seed 002) or list a remote one', load: () => load('./commands/management') },
+  management: { summary: "run gsindex's JSON-over-TCP management server, or list a remote one", load: () => load('./commands/management') },
   schema: { summary: 'print the GraphQL schema (SDL)', load: () => load('./commands/schema') },
   decode: { summary: 'decode captured responses from hex on standard input', load: () => load('./commands/decode') },
   simulate: { summary: 'run a fleet of simulated A2S servers on loopback', load: () => load('./commands/simulate') },

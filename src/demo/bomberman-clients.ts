@@ -1,5 +1,5 @@
 /**
- * Game servers that register with gsindex's own management server (seed 002) the way a Bomberman
+ * Game servers that register with gsindex's own JSON-over-TCP management server the way a Bomberman
  * server would: one TCP connection each, msRegisterGameServer, then msUpdateGameServerStats as
  * players come and go. Their addresses are only text to gsindex: they are never queried.
  */

@@ -6,7 +6,7 @@
  * every few seconds (a source whose crawl outlasts the interval: when that crawl is done). The fleet's
  * populations follow a compressed day so the charts have shape.
  */
-import { startServe, type RunningServe } from '../cli/commands/serve';
+import { startService, type RunningService } from '../service/service';
 import { startFleet, type RunningFleet } from '../simulator/fleet';
 import { DEFAULT_FLEET_MIX, makeFleet } from '../simulator/make-fleet';
 import { startSimValveMaster, type SimValveMaster } from '../simulator/master';
@@ -84,10 +84,10 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     GSINDEX_QUEUE_PREFIX: options.env.GSINDEX_QUEUE_PREFIX ?? 'gsindex-demo',
     QUERY_TIMEOUT_MS: options.env.QUERY_TIMEOUT_MS ?? '1000',
   });
-  let service: RunningServe | null = null;
+  let service: RunningService | null = null;
   let bombermen: BombermanClient[] = [];
   try {
-    service = await startServe(config, ['management', 'scheduler', 'worker', 'api'], logger);
+    service = await startService(config, ['management', 'scheduler', 'worker', 'api'], logger);
     bombermen = await startBombermanServers({ managementPort: options.managementPort, count: 6, updateEveryMs: 5000 });
   } catch (err) {
     await service?.stop();

@@ -3,7 +3,7 @@
  * scheduler each, crawls start on their own, and stop() ends everything cleanly.
  */
 import { randomBytes } from 'node:crypto';
-import { startServe } from '../../src/cli/commands/serve';
+import { startService } from '../../src/service/service';
 import { createCrawlQueues } from '../../src/crawler/queues';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
@@ -37,7 +37,7 @@ describe('serve (scheduler + worker)', () => {
         { name: 'fixed', kind: 'ADDRESS_LIST', host: 'local', intervalMs: 1000, options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) } },
       ]),
     });
-    const service = await startServe(config, ['scheduler', 'worker'], silentLogger);
+    const service = await startService(config, ['scheduler', 'worker'], silentLogger);
     const queues = createCrawlQueues({ redisUrl: config.redisUrl, prefix, jobAttempts: 1, jobBackoffMs: 0 });
     try {
       await waitFor('two finished crawls', async () => (await t.db.crawl.count({ where: { finishedAt: { not: null } } })) >= 2, { timeoutMs: 40_000, intervalMs: 200 });

@@ -1,4 +1,4 @@
-import { startServe } from '../../src/cli/commands/serve';
+import { startService } from '../../src/service/service';
 import { freePort } from '../../src/shared/free-port';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
@@ -27,7 +27,7 @@ describe('operator routes of gsindex serve', () => {
       MIGRATE_ON_START: '0',
       LOG_LEVEL: 'silent',
     });
-    service = await startServe(config, ['api'], silentLogger);
+    service = await startService(config, ['api'], silentLogger);
   }, 30_000);
 
   afterAll(async () => {

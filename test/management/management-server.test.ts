@@ -212,7 +212,7 @@ describe('management server over real TCP (Bomberman management-server protocol)
     const reply = await queryManagementServer({ host: '127.0.0.1', port: server.address.port, timeoutMs: 1000 });
     expect(reply).toEqual({ servers: [{ name: 'Feuerland', address: '192.168.0.10', port: 20000, players: { current: 1, max: 4 }, isLobbyOpen: true, gameplayMode: 1 }], skipped: 0 });
     let out = '';
-    expect(await runManagement(['list', `127.0.0.1:${server.address.port}`, '--json'], { out: (t) => (out += t), err: () => undefined })).toBe(0);
+    expect(await runManagement(['list', `127.0.0.1:${server.address.port}`, '--json'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } })).toBe(0);
     expect(JSON.parse(out)).toEqual({ servers: reply.servers });
   });
 });

@@ -16,7 +16,7 @@ const idsOf = (specs: typeof fleet): string[] => specs.map((s) => `${s.host}:${s
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runMaster(argv, { out: (t) => (out += t), err: (t) => (err += t) }, {});
+  const code = await runMaster(argv, { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } }, {});
   return { code, out, err };
 }
 

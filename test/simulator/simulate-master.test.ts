@@ -10,7 +10,7 @@ describe('gsindex simulate-master', () => {
     const up = new Promise<void>((resolve) => (started = resolve));
     const running = runSimulateMaster(
       ['--servers', '600', '--seed', '7', '--port', '0', '--rate-limit', 'off', '--steam-web-api-port', '0', '--steam-web-api-key', 'k', '--per-call', '250'],
-      { out: () => undefined, err: (t) => (err += t) },
+      { stdout: { write: () => undefined }, stderr: { write: (t: string) => (err += t) } },
       () => {
         started();
         return stopped;
@@ -23,7 +23,7 @@ describe('gsindex simulate-master', () => {
 
     try {
       let out = '';
-      const io = { out: (t: string) => (out += t), err: () => undefined };
+      const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => undefined } };
       expect(await runMaster(['--host', masterAt, '--json', '--rate', '0', '--timeout', '500'], io, {})).toBe(0);
       expect((JSON.parse(out) as { servers: string[] }).servers.sort()).toEqual(expected);
       out = '';
@@ -37,7 +37,7 @@ describe('gsindex simulate-master', () => {
 
   it('refuses a bad rate limit', async () => {
     let err = '';
-    expect(await runSimulateMaster(['--rate-limit', '30/x'], { out: () => undefined, err: (t) => (err += t) }, () => Promise.resolve())).toBe(1);
+    expect(await runSimulateMaster(['--rate-limit', '30/x'], { stdout: { write: () => undefined }, stderr: { write: (t: string) => (err += t) } }, () => Promise.resolve())).toBe(1);
     expect(err).toContain('--rate-limit');
   });
 });

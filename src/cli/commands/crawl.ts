@@ -2,7 +2,6 @@
  * `gsindex crawl --once [--source ID|NAME] [--master HOST:PORT] [--simulate N] [--json]`: one crawl in
  * the foreground (no Redis needed), a progress line on standard error, the totals at the end.
  */
-import { parseArgs } from 'node:util';
 import { runCrawlOnce, type CrawlProgress } from '../../crawler/crawl-once';
 import { upsertConfiguredSources } from '../../crawler/scheduler';
 import { migrate } from '../../migrate';
@@ -12,9 +11,12 @@ import { createLogger } from '../../shared/logger';
 import { startFleet, type RunningFleet } from '../../simulator/fleet';
 import { makeFleet } from '../../simulator/make-fleet';
 import { startSimValveMaster, type SimValveMaster } from '../../simulator/master';
+import { defineCommand } from '../define-command';
 import { parseHostPort, processIo, type CommandIo } from './io';
 
-const USAGE = `usage: gsindex crawl --once [--source ID|NAME] [--master HOST:PORT [--rate N]] [--simulate N] [--json]
+const command = defineCommand({
+  name: 'crawl',
+  usage: `usage: gsindex crawl --once [--source ID|NAME] [--master HOST:PORT [--rate N]] [--simulate N] [--json]
 
 Runs one crawl in the foreground and exits (PostgreSQL needed, Redis not).
   --source ID|NAME  crawl this source only (default: every enabled source, one after another)
@@ -23,7 +25,16 @@ Runs one crawl in the foreground and exits (PostgreSQL needed, Redis not).
   --simulate N      start N simulated servers and a simulated master on loopback and crawl them
                     (loopback is allow-listed for this run only)
   --json            totals as JSON on standard output
-Sources come from MASTER_SOURCES and the database; see also ADDRESS_ALLOW_LIST.`;
+Sources come from MASTER_SOURCES and the database; see also ADDRESS_ALLOW_LIST.`,
+  options: {
+    once: { type: 'boolean' },
+    source: { type: 'string' },
+    master: { type: 'string' },
+    rate: { type: 'string' },
+    simulate: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+});
 
 function progressLine(name: string, p: CrawlProgress): string {
   const seconds = p.elapsedMs / 1000;
@@ -41,41 +52,21 @@ async function sourceNamed(db: Db, name: string, kind: 'VALVE_UDP', host: string
 }
 
 export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        once: { type: 'boolean' },
-        source: { type: 'string' },
-        master: { type: 'string' },
-        rate: { type: 'string' },
-        simulate: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    io.err(`gsindex crawl: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE + '\n');
-    return 0;
-  }
+  const args = command.parse(argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   if (!values.once) {
-    io.err(`gsindex crawl: only --once is supported here; scheduled crawls run under 'gsindex serve'\n${USAGE}\n`);
+    io.stderr.write(`gsindex crawl: only --once is supported here; scheduled crawls run under 'gsindex serve'\n${command.usage}\n`);
     return 2;
   }
   const simulate = values.simulate === undefined ? 0 : Number(values.simulate);
   if (!Number.isInteger(simulate) || simulate < 0 || simulate > 60_000) {
-    io.err('gsindex crawl: --simulate must be a whole number of servers (0-60000)\n');
+    io.stderr.write('gsindex crawl: --simulate must be a whole number of servers (0-60000)\n');
     return 2;
   }
   const rate = values.rate === undefined ? 20 : Number(values.rate);
   if (!Number.isFinite(rate) || rate < 0) {
-    io.err('gsindex crawl: --rate must be a number >= 0\n');
+    io.stderr.write('gsindex crawl: --rate must be a number >= 0\n');
     return 2;
   }
 
@@ -95,7 +86,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     if (simulate > 0) {
       fleet = await startFleet(makeFleet({ count: simulate, seed: 1, basePort: 0 }));
       master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false });
-      io.err(`simulated ${fleet.specs.length} servers, master at ${master.address.host}:${master.address.port}\n`);
+      io.stderr.write(`simulated ${fleet.specs.length} servers, master at ${master.address.host}:${master.address.port}\n`);
       sourceIds = [await sourceNamed(db, 'simulated-master', 'VALVE_UDP', master.address.host, master.address.port, { requestsPerMinute: 0 })];
     } else if (values.master !== undefined) {
       const hp = parseHostPort(values.master, 27011);
@@ -105,14 +96,14 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
       const key = values.source;
       const s = /^\d+$/.test(key) ? await db.masterSource.findUnique({ where: { id: Number(key) } }) : await db.masterSource.findUnique({ where: { name: key } });
       if (!s) {
-        io.err(`gsindex crawl: no source ${JSON.stringify(key)}\n`);
+        io.stderr.write(`gsindex crawl: no source ${JSON.stringify(key)}\n`);
         return 2;
       }
       sourceIds = [s.id];
     } else {
       sourceIds = (await db.masterSource.findMany({ where: { enabled: true }, orderBy: { id: 'asc' } })).map((s) => s.id);
       if (sourceIds.length === 0) {
-        io.err('gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n');
+        io.stderr.write('gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n');
         return 2;
       }
     }
@@ -129,24 +120,24 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
         progressIntervalMs: 500,
         onProgress: (p) => {
           if (p.finished) return;
-          if (tty) io.err(`\r${progressLine(source.name, p)}\u001b[K`);
+          if (tty) io.stderr.write(`\r${progressLine(source.name, p)}\u001b[K`);
           else if (p.elapsedMs - lastLineMs >= 2000) {
             lastLineMs = p.elapsedMs;
-            io.err(progressLine(source.name, p) + '\n');
+            io.stderr.write(progressLine(source.name, p) + '\n');
           }
         },
       });
-      if (tty) io.err('\r\u001b[K');
-      io.err(progressLine(source.name, totals) + '\n');
+      if (tty) io.stderr.write('\r\u001b[K');
+      io.stderr.write(progressLine(source.name, totals) + '\n');
       results.push({ ...totals, source: source.name });
       const summary =
         `${source.name} crawl ${totals.key}: ${totals.listed} listed, ${totals.queried} queried, ${totals.answered} answered, ` +
         `${totals.failed} failed, ${totals.written} samples written${totals.partial ? ', listing PARTIAL' : ''}` +
         (totals.notQueryable > 0 ? `, ${totals.notQueryable} not queryable by the address policy (see ADDRESS_ALLOW_LIST)` : '') +
         ` in ${(totals.elapsedMs / 1000).toFixed(1)}s`;
-      if (!values.json) io.out(summary + '\n');
+      if (!values.json) io.stdout.write(summary + '\n');
     }
-    if (values.json) io.out(JSON.stringify(results) + '\n');
+    if (values.json) io.stdout.write(JSON.stringify(results) + '\n');
     return results.every((r) => r.finished) ? 0 : 1;
   } finally {
     await master?.close();

@@ -6,9 +6,9 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { extractProtocol, isLegacyCliProtocol, runLegacyDecode } from './legacy-query';
 import { decodeDatagrams, isProtocolError, ProtocolError } from '../../protocol';
+import { defineCommand } from '../define-command';
 
 export interface DecodeIo {
   stdin: Readable;
@@ -38,8 +38,9 @@ options:
                prints the normalised result with its raw key/values (gsindex decode --protocol quake3 --help)
   -h, --help   this text
 
-Exit status: 0 when every line decoded, 1 when any line printed an error, 2 on bad usage.
-`;
+Exit status: 0 when every line decoded, 1 when any line printed an error, 2 on bad usage.`;
+
+const command = defineCommand({ name: 'decode', usage: HELP, options: { 'app-id': { type: 'string' } } });
 
 function parseHexLine(line: string): Buffer[] {
   return line
@@ -76,17 +77,9 @@ export async function run(argv: string[], io: DecodeIo = { stdin: process.stdin,
     }
     argv = selected.rest;
   }
-  let values: { 'app-id'?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args: argv, options: { 'app-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (err) {
-    io.stderr.write(`gsindex decode: ${err instanceof Error ? err.message : String(err)}\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    io.stdout.write(HELP);
-    return 0;
-  }
+  const parsed = command.parse(argv, io);
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const appId = parseAppId(values['app-id']);
   if (appId === null) {
     io.stderr.write(`gsindex decode: --app-id must be a non-negative integer, got ${JSON.stringify(values['app-id'])}\n`);

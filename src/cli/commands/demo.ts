@@ -4,19 +4,30 @@
  * or started (scripts/with-services.js) in a database of its own (gsindex_demo).
  */
 import net from 'node:net';
-import { parseArgs } from 'node:util';
 import { startDemo } from '../../demo/demo';
 import { freePort } from '../../shared/free-port';
 import { loadConfig } from '../../shared/config';
 import { createLogger } from '../../shared/logger';
+import { defineCommand } from '../define-command';
+import { waitForStopSignal } from '../stop-signal';
 import { processIo, type CommandIo } from './io';
 
-const USAGE = `usage: gsindex demo [--servers N] [--api-port PORT] [--management-port PORT] [--interval-ms MS] [--day-minutes M]
+const command = defineCommand({
+  name: 'demo',
+  usage: `usage: gsindex demo [--servers N] [--api-port PORT] [--management-port PORT] [--interval-ms MS] [--day-minutes M]
 
 Starts a simulated fleet (default 3000 servers) on loopback with a simulated master, Bomberman servers
 registered with the management server, and gsindex crawling each source every --interval-ms (default 10000),
 or when its previous crawl is done if that takes longer (one crawl per source at a time).
-The fleet's populations follow a day compressed into --day-minutes (default 10). Stop with Ctrl-C.`;
+The fleet's populations follow a day compressed into --day-minutes (default 10). Stop with Ctrl-C.`,
+  options: {
+    servers: { type: 'string' },
+    'api-port': { type: 'string' },
+    'management-port': { type: 'string' },
+    'interval-ms': { type: 'string' },
+    'day-minutes': { type: 'string' },
+  },
+});
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -44,28 +55,9 @@ Stop with Ctrl-C.
 }
 
 export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        servers: { type: 'string' },
-        'api-port': { type: 'string' },
-        'management-port': { type: 'string' },
-        'interval-ms': { type: 'string' },
-        'day-minutes': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    io.err(`gsindex demo: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE + '\n');
-    return 0;
-  }
+  const args = command.parse(argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'gsindex-demo');
   let options;
@@ -80,15 +72,12 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
       logger,
     };
   } catch (err) {
-    io.err(`gsindex demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr.write(`gsindex demo: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
   const demo = await startDemo(options);
-  io.out(examples(demo.webUrl, demo.apiUrl));
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  io.stdout.write(examples(demo.webUrl, demo.apiUrl));
+  await waitForStopSignal();
   await demo.stop();
   return 0;
 }

@@ -1,26 +1,10 @@
 /** Where a command writes: the process streams in production, buffers in in-process tests. */
 export interface CommandIo {
-  out(text: string): void;
-  err(text: string): void;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
 }
 
-export const processIo: CommandIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
-
-/** Resolves on the first SIGINT or SIGTERM (a foreground command's Ctrl-C), then stops listening for both. */
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
+export const processIo: CommandIo = process;
 
 /** "host:port", "[v6]:port" or "host" (then `defaultPort`). */
 export function parseHostPort(text: string, defaultPort: number): { host: string; port: number } {

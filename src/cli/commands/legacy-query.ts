@@ -14,11 +14,11 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { DEFAULT_TIMEOUT_MS, ProtocolError, isProtocolError } from '../../protocol';
 import { decodeLegacyStatus } from '../../protocol/legacy/decode-status';
 import type { LegacyProtocol } from '../../protocol/legacy/quirks';
 import { protocolAdapter } from '../../protocol/registry';
+import { defineCommand } from '../define-command';
 import type { ServerStatus } from '../../protocol/status';
 import type { ServerAddress } from '../../protocol/types';
 
@@ -146,23 +146,17 @@ const QUERY_USAGE = `usage: gsindex query HOST:PORT --protocol ${ALL_CLI_PROTOCO
   --query-port  where to send the query instead (e.g. BF2 29900, MOHAA game+97)
   --json        print {"status":{...},"raw":{...},"playersRaw":[...]}`;
 
+const queryCommand = defineCommand({
+  name: 'query',
+  usage: QUERY_USAGE,
+  options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' }, 'query-port': { type: 'string' } },
+  allowPositionals: true,
+});
+
 export async function runLegacyQuery(protocol: LegacyProtocol, argv: string[], io: LegacyCommandIo = process): Promise<number> {
-  let values: { json?: boolean; timeout?: string; retries?: string; 'query-port'?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' }, 'query-port': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (err) {
-    io.stderr.write(`gsindex query: ${err instanceof Error ? err.message : String(err)}\n${QUERY_USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.stdout.write(`${QUERY_USAGE}\n`);
-    return 0;
-  }
+  const parsed = queryCommand.parse(argv, io);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(values.timeout);
   const retries = values.retries === undefined ? undefined : Number(values.retries);
   if (positionals.length !== 1 || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || (retries !== undefined && (!Number.isInteger(retries) || retries < 0))) {

@@ -2,7 +2,7 @@
 import { listSteamWebApi } from '../../protocol/master/steam-web-api';
 import { formatAddress } from '../../protocol/master/valve-master-codec';
 import type { CommandIo } from './io';
-import { type MasterCommandEnv, printListing } from './master';
+import { type MasterCommandEnv, printListing } from './master-listing';
 
 export interface SteamWebApiListingRequest {
   io: CommandIo;
@@ -19,7 +19,7 @@ export async function runSteamWebApiListing(request: SteamWebApiListingRequest):
   const { io, env } = request;
   const key = env.steamWebApiKey?.trim();
   if (!key) {
-    io.err('gsindex master --steam-web-api: set STEAM_WEB_API_KEY to your Steam Web API key\n');
+    io.stderr.write('gsindex master --steam-web-api: set STEAM_WEB_API_KEY to your Steam Web API key\n');
     return 2;
   }
   const result = await listSteamWebApi({
@@ -34,7 +34,7 @@ export async function runSteamWebApiListing(request: SteamWebApiListingRequest):
   const why = result.stoppedBy ? `: ${result.stoppedBy.code}: ${result.stoppedBy.message}` : result.cappedFilters.length > 0 ? `: ${result.cappedFilters.length} part(s) still capped` : '';
   // The Web API has no seed to resume from: a partial listing is re-run.
   printListing(io, request.json, { servers: result.servers.map((s) => formatAddress(s.address)), complete: result.complete, resumeFrom: null }, why);
-  if (request.json && !result.complete) io.err(`gsindex master: incomplete${why}\n`);
+  if (request.json && !result.complete) io.stderr.write(`gsindex master: incomplete${why}\n`);
   if (result.stoppedBy && result.servers.length === 0) return 1;
   return result.complete ? 0 : 3;
 }

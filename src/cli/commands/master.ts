@@ -4,27 +4,40 @@
  * STEAM_WEB_API_URL). Prints one address per line and the count on standard error, or with --json
  * {"servers":["ip:port",...],"complete":bool,"resumeFrom":"ip:port"|null}.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_VALVE_MASTER_HOST, DEFAULT_VALVE_MASTER_PORT } from '../../protocol/defaults';
 import { isProtocolError } from '../../protocol/errors';
 import { parseMasterFilter } from '../../protocol/master/master-filter';
 import { MASTER_REGIONS, type MasterRegionName, formatAddress, masterRegionName, parseIpv4Address } from '../../protocol/master/valve-master-codec';
 import { listValveMaster } from '../../protocol/master/valve-master';
+import { defineCommand } from '../define-command';
+import { onStopSignal } from '../stop-signal';
 import { type CommandIo, parseHostPort, processIo } from './io';
+import { type MasterCommandEnv, printListing } from './master-listing';
 
-const USAGE = `usage: gsindex master [--host H:P] [--region all|${Object.keys(MASTER_REGIONS).join('|')}]
+const command = defineCommand({
+  name: 'master',
+  usage: `usage: gsindex master [--host H:P] [--region all|${Object.keys(MASTER_REGIONS).join('|')}]
                       [--filter '\\gamedir\\cstrike'] [--seed IP:PORT] [--json] [--rate N]
                       [--timeout MS] [--retries N]
        gsindex master --steam-web-api [--filter ...] [--json] [--rate N] [--per-call N]
   --rate N     requests per minute (0 = unpaced; for simulators only)
   --per-call N the Web API's cap per call (default 10000; a simulator may cap lower)
   --seed       resume a listing where a previous one stopped (with --region all: add --start-region)
-Environment for --steam-web-api: STEAM_WEB_API_KEY (required), STEAM_WEB_API_URL (base URL override).`;
-
-export interface MasterCommandEnv {
-  steamWebApiKey?: string;
-  steamWebApiUrl?: string;
-}
+Environment for --steam-web-api: STEAM_WEB_API_KEY (required), STEAM_WEB_API_URL (base URL override).`,
+  options: {
+    host: { type: 'string' },
+    region: { type: 'string', default: 'all' },
+    'start-region': { type: 'string' },
+    filter: { type: 'string', default: '' },
+    seed: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    rate: { type: 'string' },
+    timeout: { type: 'string' },
+    retries: { type: 'string' },
+    'steam-web-api': { type: 'boolean', default: false },
+    'per-call': { type: 'string' },
+  },
+});
 
 function envFromProcess(): MasterCommandEnv {
   return { steamWebApiKey: process.env.STEAM_WEB_API_KEY, steamWebApiUrl: process.env.STEAM_WEB_API_URL };
@@ -36,44 +49,10 @@ function regionCode(name: string, option: string): number | 'all' {
   throw new Error(`${option} ${JSON.stringify(name)} is not one of all, ${Object.keys(MASTER_REGIONS).join(', ')}`);
 }
 
-export function printListing(io: CommandIo, json: boolean, result: { servers: string[]; complete: boolean; resumeFrom: string | null }, hint: string): void {
-  if (json) {
-    io.out(JSON.stringify({ servers: result.servers, complete: result.complete, resumeFrom: result.resumeFrom }) + '\n');
-  } else {
-    if (result.servers.length > 0) io.out(result.servers.join('\n') + '\n');
-    io.err(`${result.servers.length} servers${result.complete ? '' : ` (INCOMPLETE${hint})`}\n`);
-  }
-}
-
 export async function runMaster(argv: string[], io: CommandIo, env: MasterCommandEnv): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        host: { type: 'string' },
-        region: { type: 'string', default: 'all' },
-        'start-region': { type: 'string' },
-        filter: { type: 'string', default: '' },
-        seed: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        rate: { type: 'string' },
-        timeout: { type: 'string' },
-        retries: { type: 'string' },
-        'steam-web-api': { type: 'boolean', default: false },
-        'per-call': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (err) {
-    io.err(`gsindex master: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE + '\n');
-    return 0;
-  }
+  const args = command.parse(argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   try {
     parseMasterFilter(values.filter); // a typo in --filter is reported here, not as an empty listing
     const number = (text: string | undefined, option: string): number | undefined => {
@@ -86,8 +65,12 @@ export async function runMaster(argv: string[], io: CommandIo, env: MasterComman
     const timeoutMs = number(values.timeout, '--timeout');
     const retries = number(values.retries, '--retries');
     const controller = new AbortController();
-    const onSigint = (): void => controller.abort();
-    process.once('SIGINT', onSigint);
+    // A stop request ends the listing early: what was listed is printed, with where to resume. A second
+    // one finds no listener and ends the process, should the listing not stop.
+    const stopListening = onStopSignal(() => {
+      stopListening();
+      controller.abort();
+    });
     try {
       if (values['steam-web-api']) {
         const { runSteamWebApiListing } = require('./master-steam') as typeof import('./master-steam');
@@ -114,13 +97,13 @@ export async function runMaster(argv: string[], io: CommandIo, env: MasterComman
         ? ''
         : `: ${result.stoppedBy?.message ?? 'stopped'}; resume with --region ${region === 'all' ? `all --start-region ${resumeRegion}` : resumeRegion} --seed ${formatAddress(result.resumeFrom)}`;
       printListing(io, values.json, { servers: result.servers.map(formatAddress), complete: result.complete, resumeFrom: result.resumeFrom && formatAddress(result.resumeFrom) }, hint);
-      if (values.json && !result.complete) io.err(`gsindex master: incomplete${hint}\n`);
+      if (values.json && !result.complete) io.stderr.write(`gsindex master: incomplete${hint}\n`);
       return result.complete ? 0 : 3;
     } finally {
-      process.off('SIGINT', onSigint);
+      stopListening();
     }
   } catch (err) {
-    io.err(`gsindex master: ${isProtocolError(err) ? `${err.code}: ${err.message}` : (err as Error).message}\n`);
+    io.stderr.write(`gsindex master: ${isProtocolError(err) ? `${err.code}: ${err.message}` : (err as Error).message}\n`);
     return isProtocolError(err) ? 1 : 2;
   }
 }

@@ -7,14 +7,10 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { parseArgs } from 'node:util';
 import { extractProtocol, isLegacyCliProtocol, runLegacyQuery, sourceQueryArgv } from './legacy-query';
 import { DEFAULT_A2S_PORT, DEFAULT_TIMEOUT_MS, ProtocolError, queryServer, type ServerAddress, type ServerQueryPart, type ServerQueryResult } from '../../protocol';
-
-export interface CommandIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
+import { defineCommand } from '../define-command';
+import type { CommandIo } from './io';
 
 const USAGE = `usage: gsindex query HOST[:PORT] [--json] [--timeout MS] [--retries N]
 
@@ -25,6 +21,13 @@ Queries one game server over Valve A2S (info, players, rules).
   --retries   re-sends of an unanswered request within that time (default 1)
   --protocol  source (default) | quake2 | quake3 | gamespy1 | gamespy2 | gamespy3 | doom3 | halflife | ase
               (older protocols: PORT is the game port; see gsindex query --protocol quake3 --help)`;
+
+const command = defineCommand({
+  name: 'query',
+  usage: USAGE,
+  options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' } },
+  allowPositionals: true,
+});
 
 /** Splits HOST[:PORT], [IPv6]:PORT, [IPv6] or a bare IPv6 literal. Throws INVALID_ARGUMENT. */
 export function parseTarget(text: string): { host: string; port: number } {
@@ -159,22 +162,9 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
     }
     argv = sourceQueryArgv(selected.rest);
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    io.stderr.write(`gsindex query: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = command.parse(argv, io);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
   if (positionals.length !== 1) {
     io.stderr.write(`${USAGE}\n`);
     return 2;

@@ -5,14 +5,17 @@
  * STEAM_WEB_API_URL with `gsindex master --steam-web-api`) at it.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import type { SimServerSpec } from '../../simulator/fleet-spec';
 import { makeFleet } from '../../simulator/make-fleet';
 import { REAL_MASTER_RATE_LIMIT, type SimMasterRateLimit, startSimValveMaster } from '../../simulator/master';
 import { startSimSteamWebApi } from '../../simulator/steam-web-api';
-import { type CommandIo, processIo, untilSignal } from './io';
+import { defineCommand } from '../define-command';
+import { waitForStopSignal } from '../stop-signal';
+import { type CommandIo, processIo } from './io';
 
-const USAGE = `usage: gsindex simulate-master [--servers N] [--seed S] [--fleet FILE] [--host H] [--port P]
+const command = defineCommand({
+  name: 'simulate-master',
+  usage: `usage: gsindex simulate-master [--servers N] [--seed S] [--fleet FILE] [--host H] [--port P]
                                [--rate-limit PACKETS/WINDOW_MS/SILENCE_MS | --rate-limit off]
                                [--steam-web-api-port P --steam-web-api-key KEY] [--per-call N]
   --servers      fleet size when no --fleet is given (default 1000), generated like gsindex simulate's
@@ -20,7 +23,19 @@ const USAGE = `usage: gsindex simulate-master [--servers N] [--seed S] [--fleet 
   --port         UDP port of the master (default 27011)
   --rate-limit   per source IP (default ${REAL_MASTER_RATE_LIMIT.packetsPerWindow}/${REAL_MASTER_RATE_LIMIT.windowMs}/${REAL_MASTER_RATE_LIMIT.silenceMs}, like the real master)
   --steam-web-api-port   also serve GetServerList on http://HOST:P (key required)
-  --per-call     the Web API's cap per call (default 10000)`;
+  --per-call     the Web API's cap per call (default 10000)`,
+  options: {
+    servers: { type: 'string' },
+    seed: { type: 'string' },
+    fleet: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    'steam-web-api-port': { type: 'string' },
+    'steam-web-api-key': { type: 'string' },
+    'per-call': { type: 'string' },
+  },
+});
 
 function whole(text: string | undefined, name: string, fallback: number, min = 0): number {
   if (text === undefined) return fallback;
@@ -47,33 +62,10 @@ export function generatedFleet(count: number, seed: number): SimServerSpec[] {
   return makeFleet({ count, seed, hosts, serversPerHost: Math.min(count, perHost) || 1 });
 }
 
-export async function runSimulateMaster(argv: string[], io: CommandIo, until: () => Promise<void>): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        servers: { type: 'string' },
-        seed: { type: 'string' },
-        fleet: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'steam-web-api-port': { type: 'string' },
-        'steam-web-api-key': { type: 'string' },
-        'per-call': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (err) {
-    io.err(`gsindex simulate-master: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE + '\n');
-    return 0;
-  }
+export async function runSimulateMaster(argv: string[], io: CommandIo, until: () => Promise<unknown>): Promise<number> {
+  const args = command.parse(argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   try {
     let fleet: SimServerSpec[];
     if (values.fleet !== undefined) {
@@ -83,24 +75,24 @@ export async function runSimulateMaster(argv: string[], io: CommandIo, until: ()
       fleet = generatedFleet(whole(values.servers, 'servers', 1000, 1), whole(values.seed, 'seed', 1));
     }
     const master = await startSimValveMaster({ fleet, host: values.host, port: whole(values.port, 'port', 27011), rateLimit: parseRateLimit(values['rate-limit']) });
-    io.err(`simulated master on ${master.address.host}:${master.address.port} listing ${fleet.length} servers\n`);
+    io.stderr.write(`simulated master on ${master.address.host}:${master.address.port} listing ${fleet.length} servers\n`);
     let api: Awaited<ReturnType<typeof startSimSteamWebApi>> | null = null;
     if (values['steam-web-api-port'] !== undefined) {
       const key = values['steam-web-api-key'];
       if (!key) throw new Error('--steam-web-api-port needs --steam-web-api-key');
       api = await startSimSteamWebApi({ fleet, key, host: values.host, port: whole(values['steam-web-api-port'], 'steam-web-api-port', 0), maxPerCall: whole(values['per-call'], 'per-call', 10_000, 1) });
-      io.err(`simulated Steam Web API on ${api.baseUrl} (set STEAM_WEB_API_URL to it)\n`);
+      io.stderr.write(`simulated Steam Web API on ${api.baseUrl} (set STEAM_WEB_API_URL to it)\n`);
     }
     await until();
     await api?.close();
     await master.close();
     return 0;
   } catch (err) {
-    io.err(`gsindex simulate-master: ${(err as Error).message}\n`);
+    io.stderr.write(`gsindex simulate-master: ${(err as Error).message}\n`);
     return 1;
   }
 }
 
 export function run(argv: string[]): Promise<number> {
-  return runSimulateMaster(argv, processIo, untilSignal);
+  return runSimulateMaster(argv, processIo, waitForStopSignal);
 }

@@ -6,14 +6,17 @@
  * to FILE once every server is up; a master simulator or a bench can load it.
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { startFleet, type RunningFleet } from '../../simulator/fleet';
 import { fleetLayout, layoutSpecs, sliceRange, startFleetProcesses, DEFAULT_SIM_BASE_PORT, type FleetLayout } from '../../simulator/fleet-processes';
 import type { SimServerSpec } from '../../simulator/fleet-spec';
 import type { FleetMix } from '../../simulator/make-fleet';
-import type { CommandIo } from './query';
+import { defineCommand } from '../define-command';
+import { waitForStopSignal } from '../stop-signal';
+import type { CommandIo } from './io';
 
-const USAGE = `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--json-out FILE]
+const command = defineCommand({
+  name: 'simulate',
+  usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--json-out FILE]
 
 Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --servers     how many servers
@@ -23,27 +26,24 @@ Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --hosts       loopback addresses, one per process (default 127.0.0.1, 127.0.0.2, ...)
   --mix         fractions of unusual servers, e.g. '{"silent":0,"bigRules":0.5}' (see FleetMix)
   --json-out    write {"layout":{...},"servers":[SimServerSpec...]} to this file once all are up
-Each server is one socket: a process holds about ulimit -n of them (children raise it to the hard limit).`;
+Each server is one socket: a process holds about ulimit -n of them (children raise it to the hard limit).`,
+  options: {
+    servers: { type: 'string' },
+    processes: { type: 'string' },
+    seed: { type: 'string' },
+    'base-port': { type: 'string' },
+    hosts: { type: 'string' },
+    mix: { type: 'string' },
+    'json-out': { type: 'string' },
+    slice: { type: 'string' },
+  },
+});
 
 function integer(text: string | undefined, name: string, fallback: number, min: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number >= ${min}`);
   return value;
-}
-
-function waitForSignal(): Promise<string> {
-  return new Promise<string>((resolve) => {
-    const done = (why: string): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve(why);
-    };
-    const onInt = (): void => done('SIGINT');
-    const onTerm = (): void => done('SIGTERM');
-    process.once('SIGINT', onInt);
-    process.once('SIGTERM', onTerm);
-  });
 }
 
 /** A child: serve one slice, say so on stdout, stop on a signal or when the parent goes away. */
@@ -57,7 +57,7 @@ async function runSlice(layout: FleetLayout, slice: number, io: CommandIo): Prom
     process.stdin.on('error', () => resolve('stdin error'));
     process.stdin.resume();
   });
-  await Promise.race([waitForSignal(), parentGone]);
+  await Promise.race([waitForStopSignal(), parentGone]);
   await fleet.stop();
   process.stdin.destroy();
   return 0;
@@ -81,25 +81,10 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
   let layout: FleetLayout;
   let slice: number | null = null;
   let jsonOut: string | undefined;
+  const args = command.parse(argv, io);
+  if (typeof args === 'number') return args;
+  const { values } = args;
   try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        servers: { type: 'string' },
-        processes: { type: 'string' },
-        seed: { type: 'string' },
-        'base-port': { type: 'string' },
-        hosts: { type: 'string' },
-        mix: { type: 'string' },
-        'json-out': { type: 'string' },
-        slice: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      io.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
     if (values.servers === undefined) throw new Error('--servers is required');
     const count = integer(values.servers, 'servers', 0, 1);
     const processes = integer(values.processes, 'processes', 1, 1);
@@ -120,7 +105,7 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
       slice = Number(match[1]);
     }
   } catch (err) {
-    io.stderr.write(`gsindex simulate: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    io.stderr.write(`gsindex simulate: ${err instanceof Error ? err.message : String(err)}\n${command.usage}\n`);
     return 2;
   }
 
@@ -145,7 +130,7 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
   if (jsonOut !== undefined) await writeFile(jsonOut, JSON.stringify({ layout, servers: specs }));
   io.stdout.write(`simulating ${specs.length} A2S servers (seed ${layout.seed}, ${layout.processes} process(es)); Ctrl-C stops\n${describeFleet(specs)}\n`);
   if (jsonOut !== undefined) io.stdout.write(`fleet written to ${jsonOut}\n`);
-  await waitForSignal();
+  await waitForStopSignal();
   await stop();
   return 0;
 }

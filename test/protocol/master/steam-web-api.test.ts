@@ -96,14 +96,14 @@ describe('Steam Web API listing against a local endpoint that caps and rate-limi
     api = await startSimSteamWebApi({ fleet, key: KEY, maxPerCall: 10_000 });
     let out = '';
     let err = '';
-    const code = await runMaster(['--steam-web-api', '--json', '--rate', '0', '--filter', '\\gamedir\\tf'], { out: (t) => (out += t), err: (t) => (err += t) }, { steamWebApiKey: KEY, steamWebApiUrl: api.baseUrl });
+    const code = await runMaster(['--steam-web-api', '--json', '--rate', '0', '--filter', '\\gamedir\\tf'], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } }, { steamWebApiKey: KEY, steamWebApiUrl: api.baseUrl });
     expect(code).toBe(0);
     const json = JSON.parse(out) as { servers: string[]; complete: boolean; resumeFrom: null };
     expect(json.complete).toBe(true);
     expect(json.resumeFrom).toBeNull();
     expect(json.servers.sort()).toEqual(fleetIds(fleet.filter((s) => s.state.folder === 'tf')));
     expect(out + err).not.toContain(KEY);
-    const missing = await runMaster(['--steam-web-api'], { out: () => undefined, err: (t) => (err += t) }, {});
+    const missing = await runMaster(['--steam-web-api'], { stdout: { write: () => undefined }, stderr: { write: (t: string) => (err += t) } }, {});
     expect(missing).toBe(2);
     expect(err).toContain('STEAM_WEB_API_KEY');
   });
