@@ -56,6 +56,8 @@ export interface CrawlSettings {
   offlineAfterFailures: number;
   delistAfterMissedCrawls: number;
   fakePortsPerIp: number;
+  /** CIDR ranges the farm rule never flags (FARM_RULE_EXEMPT_RANGES). */
+  farmRuleExemptRanges: readonly string[];
   /** Deadline for one listing run. */
   listTimeoutMs: number;
   addressAllowList: readonly AllowEntry[];
@@ -365,7 +367,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     const result = await closeCrawl(deps.db, crawl.id, {
       delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
       fakePortsPerIp: deps.settings.fakePortsPerIp,
-      trustedCidrs: deps.settings.addressAllowList.flatMap((e) => (e.kind === 'cidr' ? [e.text] : [])),
+      exemptCidrs: deps.settings.farmRuleExemptRanges,
     });
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }

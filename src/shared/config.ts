@@ -76,8 +76,24 @@ const envSchema = z.object({
   HISTORY_RAW_DAYS: int(1, 366).default(7),
   /** 0 keeps rollups forever. */
   HISTORY_ROLLUP_DAYS: int(0, 36_600).default(0),
-  /** More query ports than this on one IP marks its servers as suspected fakes (allow-listed ranges exempt); 0 disables. */
+  /** More query ports than this on one IP marks its servers as suspected fakes (FARM_RULE_EXEMPT_RANGES exempt); 0 disables. */
   FAKE_PORTS_PER_IP: int(0, 65535).default(200),
+  /**
+   * CIDR ranges (or IPs) the farm rule never flags, as canonical CIDR text. Separate from ADDRESS_ALLOW_LIST:
+   * permission to query an address says nothing about whether its servers are real.
+   */
+  FARM_RULE_EXEMPT_RANGES: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const ranges: string[] = [];
+      for (const item of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+        const entry = parseAllowEntry(item);
+        if (entry?.kind === 'cidr') ranges.push(`${entry.range[0].toString()}/${entry.range[1]}`);
+        else ctx.addIssue({ code: 'custom', message: `'${item}' is neither a CIDR range nor an IP address` });
+      }
+      return ranges;
+    }),
   MASTER_SOURCES: z.string().default('[]'),
   ADDRESS_ALLOW_LIST: z.string().default(''),
   STEAM_WEB_API_KEY: z.string().optional(),
@@ -150,6 +166,7 @@ export interface Config {
   historyRawDays: number;
   historyRollupDays: number;
   fakePortsPerIp: number;
+  farmRuleExemptRanges: readonly string[];
   masterSources: readonly MasterSourceConfig[];
   addressAllowList: readonly AllowEntry[];
   steamWebApiKey: string | undefined;
@@ -282,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     historyRawDays: e.HISTORY_RAW_DAYS,
     historyRollupDays: e.HISTORY_ROLLUP_DAYS,
     fakePortsPerIp: e.FAKE_PORTS_PER_IP,
+    farmRuleExemptRanges: Object.freeze(e.FARM_RULE_EXEMPT_RANGES),
     masterSources: Object.freeze(masterSources),
     addressAllowList: Object.freeze(addressAllowList),
     steamWebApiKey: e.STEAM_WEB_API_KEY,
