@@ -203,12 +203,13 @@ describe('what a crawl covered', () => {
     queryStartedAt: string | null;
     queriedAt: string | null;
     queryMs: number | null;
+    dataAsOf: string | null;
     runs: Array<{ truncation: string | null; cappedParts: number; partial: boolean }>;
   };
 
   async function crawls(): Promise<Map<string, CrawlNode>> {
     const res = await api.gql<{ crawls: CrawlNode[] }>(`{ crawls { source { name } startedAt finishedAt listed queried answered failed timedOut refused coverage
-      listings truncatedListings cappedListings listedAt listingMs queryStartedAt queriedAt queryMs runs { truncation cappedParts partial } } }`);
+      listings truncatedListings cappedListings listedAt listingMs queryStartedAt queriedAt queryMs dataAsOf runs { truncation cappedParts partial } } }`);
     expect(res.errors).toBeUndefined();
     return new Map((res.data?.crawls ?? []).map((c) => [c.source.name, c]));
   }
@@ -231,6 +232,7 @@ describe('what a crawl covered', () => {
     expect(queriedAt).toBeLessThanOrEqual(finished as number);
     expect(c.listingMs).toBe((listedAt as number) - (started as number));
     expect(c.queryMs).toBe((queriedAt as number) - (queryStartedAt as number));
+    expect(c.dataAsOf).toBe(c.queriedAt);
   });
 
   it('counts a Steam Web API listing that stayed at its cap as capped', async () => {
@@ -240,6 +242,7 @@ describe('what a crawl covered', () => {
     expect(c.runs[0]?.cappedParts).toBeGreaterThan(0);
     // Nothing was queried: no query time.
     expect(c).toMatchObject({ queryStartedAt: null, queriedAt: null, queryMs: null });
+    expect(c.dataAsOf).toBe(c.listedAt);
     // Never answered: their counts are the Steam Web API's records.
     expect(await t.db.gameServer.count({ where: { address: '127.0.0.44', playersSource: 'STEAM_WEB_API' } })).toBe(100);
   });

@@ -39,6 +39,7 @@ export function toCrawl(r: CrawlRow): Crawl {
     queryStartedAt: r.queryStartedAt,
     queriedAt: r.queriedAt,
     queryMs: r.queryStartedAt && r.queriedAt ? Math.max(0, r.queriedAt.getTime() - r.queryStartedAt.getTime()) : null,
+    dataAsOf: r.queriedAt ?? r.listedAt,
     partial: r.partial,
     error: r.error,
   });

@@ -65,7 +65,7 @@ export class CrawlRun {
   description:
     'One crawl of one list source, with what it covered: of `listed` servers, `queried` were asked (`answered` + `failed`, of which ' +
     '`timedOut`), `refused` were kept from being queried by the address policy, and management registrations count as answered ' +
-    'without a query. A stats site shows "data as of `queriedAt`, coverage `coverage`" and says when listings were truncated.',
+    'without a query. A stats site shows "data as of `dataAsOf`, coverage `coverage`" and says when listings were truncated.',
 })
 export class Crawl {
   @Field(() => Int)
@@ -126,6 +126,12 @@ export class Crawl {
 
   @Field(() => Int, { nullable: true, description: 'Query time: from queryStartedAt to queriedAt, in milliseconds (queries start as the first listing run ends).' })
   queryMs!: number | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When its numbers are from: queriedAt, or listedAt when nothing was queried (a management server reports its servers at listing).',
+  })
+  dataAsOf!: Date | null;
 
   @Field(() => Boolean, { description: 'A listing stopped short: absences in this crawl do not count towards DELISTED.' })
   partial!: boolean;
