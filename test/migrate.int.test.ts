@@ -87,7 +87,8 @@ describe('migration 20261124000000_bigint_ids', () => {
     // base64url(JSON [order, sort value, id]) as src/graphql/common/cursor.ts has always encoded it.
     const cursor = Buffer.from(JSON.stringify(['players:DESC', 40, ids[1]]), 'utf8').toString('base64url');
 
-    expect(await migrate(t.url)).toMatchObject({ applied: [BIGINT_MIGRATION] });
+    // Later migrations follow it (the client below expects the latest schema).
+    expect((await migrate(t.url)).applied[0]).toBe(BIGINT_MIGRATION);
 
     for (const [table, column] of [
       ['game_server', 'id'], ['crawl', 'id'], ['crawl_run', 'id'], ['crawl_run', 'crawl_id'], ['crawl_batch', 'crawl_id'], ['crawl_batch', 'run_id'],
@@ -120,5 +121,44 @@ describe('migration 20261124000000_bigint_ids', () => {
     expect(big?.id).toBe(3000000001n);
     await t.db.$executeRaw`INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players) VALUES (${big?.id}, '2026-11-20T01:00:00Z', 1, true, 1, 2)`;
     await expect(t.db.$executeRaw`INSERT INTO server_day (game_server_id, day) VALUES (4000000000, '2026-11-20')`).rejects.toThrow(/foreign key/);
+  });
+});
+
+describe('migration 20261124060000_counts_provenance_coverage', () => {
+  const MIGRATION = '20261124060000_counts_provenance_coverage';
+  let t: TestDatabase;
+  let oldDir: string;
+  beforeAll(async () => {
+    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
+      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
+    }
+    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+  });
+  afterAll(async () => {
+    await t?.drop();
+    rmSync(oldDir, { recursive: true, force: true });
+  });
+
+  it("fills in where existing rows' player counts came from, and which old listings stopped short", async () => {
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO master_source (name, kind, host, updated_at) VALUES ('s', 'VALVE_UDP', '127.0.0.1', now());
+      INSERT INTO game_server (address, query_port, protocol, name, last_answered_at, management_registered) VALUES
+        ('127.0.0.1', 1, 'source', 'a2s', now(), false),
+        ('127.0.0.1', 2, 'quake3', 'q3', now(), false),
+        ('bomb.example.org', 3, 'bomberman', 'bomb', NULL, true),
+        ('169.254.1.1', 4, 'source', 'relay', NULL, false),
+        ('127.0.0.1', 5, 'source', NULL, NULL, false);
+      INSERT INTO crawl (key, source_id, started_at, finished_at) VALUES ('s-1', 1, '2026-11-20T00:00:00Z', '2026-11-20T00:05:00Z');
+      INSERT INTO crawl_run (crawl_id, region, split, finished_at, partial) VALUES
+        (1, 1, '', '2026-11-20T00:01:00Z', false), (1, 2, '', '2026-11-20T00:02:00Z', true);`);
+
+    expect((await migrate(t.url)).applied[0]).toBe(MIGRATION);
+
+    const servers = await t.db.gameServer.findMany({ orderBy: { queryPort: 'asc' }, select: { playersSource: true } });
+    expect(servers.map((s) => s.playersSource)).toEqual(['A2S_INFO', 'LEGACY_STATUS', 'MANAGEMENT', 'STEAM_WEB_API', null]);
+    const runs = await t.db.crawlRun.findMany({ orderBy: { region: 'asc' }, select: { truncation: true, cappedParts: true } });
+    expect(runs).toEqual([{ truncation: null, cappedParts: 0 }, { truncation: 'CUT_SHORT', cappedParts: 0 }]);
+    expect(await t.db.crawl.findFirstOrThrow()).toMatchObject({ listedAt: new Date('2026-11-20T00:02:00Z'), timedOut: 0, refused: 0, queriedAt: null });
   });
 });

@@ -219,6 +219,8 @@ async function main(): Promise<number> {
     GSINDEX_QUEUE_PREFIX: 'chaos',
     MASTER_SOURCES: JSON.stringify([{ name: 'chaos-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, intervalMs: options.intervalMs, options: { requestsPerMinute: 0 } }]),
     ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+    // Each simulator process puts thousands of servers on its one loopback address: not a farm of fakes.
+    FARM_RULE_EXEMPT_RANGES: '127.0.0.0/8',
     CRAWL_INTERVAL_MS: String(options.intervalMs),
     MIGRATE_ON_START: 'false',
     API_HOST: '127.0.0.1',

@@ -15,7 +15,7 @@ import { startDeadline } from '../protocol';
 import type { Db } from '../shared/db';
 import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
-import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer } from './list-source';
+import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer, type ListingTruncation } from './list-source';
 import { mapLimit, type Querier } from './querier';
 import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
 import { createBlockedRangeReader, type BlockedRangeReader } from './store/blocked-ranges';
@@ -56,6 +56,8 @@ export interface CrawlSettings {
   offlineAfterFailures: number;
   delistAfterMissedCrawls: number;
   fakePortsPerIp: number;
+  /** CIDR ranges the farm rule never flags (FARM_RULE_EXEMPT_RANGES). */
+  farmRuleExemptRanges: readonly string[];
   /** Deadline for one listing run. */
   listTimeoutMs: number;
   addressAllowList: readonly AllowEntry[];
@@ -203,6 +205,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     const split: ListSplit = { region: run.region, split: run.split };
     let servers: ListedServer[] = [];
     let partial = false;
+    let truncation: ListingTruncation | null = null;
+    let cappedParts = 0;
     let error: string | null = null;
     let resumeCursor: string | null = null;
     // A listing cut short (a master's rate limit) goes on where it stopped instead of redoing the first pages.
@@ -214,10 +218,13 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       const result = await deps.listSources(source).list(split, deadline.signal, resumeFrom ?? undefined);
       servers = result.servers;
       partial = result.partial;
+      truncation = result.truncation ?? (result.partial ? 'CUT_SHORT' : null);
+      cappedParts = result.cappedParts ?? 0;
       error = result.error ?? null;
       resumeCursor = result.resumeCursor ?? null;
     } catch (err) {
       partial = true;
+      truncation = 'CUT_SHORT';
       error = err instanceof Error ? err.message : String(err);
     } finally {
       deadline.dispose();
@@ -234,6 +241,8 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       label: splitLabel(run, index),
       batchSize: deps.settings.queryBatchSize,
       partial,
+      truncation,
+      cappedParts,
       error,
       resumeCursor,
       rows,
@@ -265,6 +274,7 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
   const policy = await currentPolicy(deps);
   const watch = watchCrawl(deps, crawl.id, signal);
   const querySignal = watch.signal;
+  const startedAt = new Date();
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
     if (s.managementRegistered || querySignal.aborted) return null;
@@ -284,6 +294,7 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     batchKey: job.batchKey,
     offlineAfterFailures: deps.settings.offlineAfterFailures,
     outcomes: outcomes.filter((o): o is BatchOutcome => o !== null),
+    startedAt,
   });
   if (!result.duplicate) {
     deps.onEvent?.({ type: 'batch', crawlId: crawl.id, queried: result.answered + result.failed, answered: result.answered, failed: result.failed, written: result.written });
@@ -315,7 +326,7 @@ async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
  */
 async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { missed: number; delisted: number }): Promise<void> {
   const [totals, runs] = await Promise.all([
-    deps.db.crawl.findUnique({ where: { id: crawl.id }, select: { listed: true, queried: true, answered: true, failed: true, source: { select: { name: true } } } }),
+    deps.db.crawl.findUnique({ where: { id: crawl.id }, select: { listed: true, queried: true, answered: true, failed: true, timedOut: true, refused: true, source: { select: { name: true } } } }),
     deps.db.crawlRun.findMany({ where: { crawlId: crawl.id }, select: { partial: true, error: true } }),
   ]);
   const errors = [...new Set(runs.flatMap((r) => (r.error ? [r.error] : [])))];
@@ -326,6 +337,8 @@ async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { mi
     queried: totals?.queried,
     answered: totals?.answered,
     failed: totals?.failed,
+    timedOut: totals?.timedOut,
+    refused: totals?.refused,
     missed: result.missed,
     delisted: result.delisted,
     partialRuns: runs.filter((r) => r.partial).length,
@@ -383,7 +396,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     const result = await closeCrawl(deps.db, crawl.id, {
       delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
       fakePortsPerIp: deps.settings.fakePortsPerIp,
-      trustedCidrs: deps.settings.addressAllowList.flatMap((e) => (e.kind === 'cidr' ? [e.text] : [])),
+      exemptCidrs: deps.settings.farmRuleExemptRanges,
     });
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }

@@ -18,6 +18,10 @@ export interface CrawlProgress {
   queried: number;
   answered: number;
   failed: number;
+  /** Of `failed`: no answer before the deadline. */
+  timedOut: number;
+  /** Listed servers the address policy kept from being queried in this crawl. */
+  refused: number;
   written: number;
   partial: boolean;
   finished: boolean;
@@ -48,6 +52,8 @@ async function readProgress(db: Db, crawlId: number, sourceId: number, startedMs
     queried: c.queried,
     answered: c.answered,
     failed: c.failed,
+    timedOut: c.timedOut,
+    refused: c.refused,
     written: c.written,
     partial: c.partial,
     finished: c.finishedAt !== null,

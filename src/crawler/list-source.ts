@@ -29,10 +29,20 @@ export interface ListedServer {
   reported?: ReportedState | null;
 }
 
+/**
+ * CAPPED: a part of the query stayed at the source's per-call cap; CUT_SHORT: stopped before its end (rate
+ * limit, timeout, error); RESUMED: began where an earlier crawl's listing of the split stopped.
+ */
+export type ListingTruncation = 'CAPPED' | 'CUT_SHORT' | 'RESUMED';
+
 export interface ListingResult {
   servers: ListedServer[];
   /** The listing stopped short (rate limit, cap, timeout): absences must not count. */
   partial: boolean;
+  /** Why it did not cover its split (crawl coverage; a partial listing without one counts as CUT_SHORT). */
+  truncation?: ListingTruncation;
+  /** Parts of the query still at the source's per-call cap, which could not be split further (Steam Web API). */
+  cappedParts?: number;
   error?: string;
   /**
    * Where a listing cut short can go on (the source's own format, opaque to the crawler; a Valve master's

@@ -16,6 +16,7 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
     offlineAfterFailures: config.offlineAfterFailures,
     delistAfterMissedCrawls: config.delistAfterMissedCrawls,
     fakePortsPerIp: config.fakePortsPerIp,
+    farmRuleExemptRanges: config.farmRuleExemptRanges,
     listTimeoutMs: config.listTimeoutMs,
     addressAllowList: config.addressAllowList,
   };

@@ -76,6 +76,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     ...options.env,
     MASTER_SOURCES: JSON.stringify(demoSources(fleet, master)),
     ADDRESS_ALLOW_LIST: '127.0.0.0/8,::1',
+    // The whole fleet listens on one loopback address (thousands of ports): exempt from the farm rule, which
+    // would otherwise flag every server of it as a suspected fake.
+    FARM_RULE_EXEMPT_RANGES: options.fleetHost ?? DEMO_HOST,
     CRAWL_INTERVAL_MS: String(options.crawlIntervalMs),
     API_HOST: '127.0.0.1',
     API_PORT: String(options.apiPort),

@@ -160,8 +160,10 @@ const SETTINGS = {
   historyRawDays: fromEnv('HISTORY_RAW_DAYS', int(1, 366).default(7)),
   /** 0 keeps rollups forever. */
   historyRollupDays: fromEnv('HISTORY_ROLLUP_DAYS', int(0, 36_600).default(0)),
-  /** More query ports than this on one IP marks its servers as suspected fakes (allow-listed ranges exempt); 0 disables. */
+  /** More query ports than this on one IP marks its servers as suspected fakes (FARM_RULE_EXEMPT_RANGES exempt); 0 disables. */
   fakePortsPerIp: fromEnv('FAKE_PORTS_PER_IP', int(0, 65535).default(200)),
+  /** CIDR ranges (or IPs) the farm rule never flags; ADDRESS_ALLOW_LIST exempts nothing from it. */
+  farmRuleExemptRanges: fromEnv('FARM_RULE_EXEMPT_RANGES', trustedCidrs),
   masterSources: fromEnv('MASTER_SOURCES', masterSources),
   addressAllowList: fromEnv('ADDRESS_ALLOW_LIST', addressAllowList),
   steamWebApiKey: fromEnv('STEAM_WEB_API_KEY', z.string().optional()),

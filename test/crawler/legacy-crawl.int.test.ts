@@ -54,6 +54,8 @@ describe('a crawl of a fleet mixing every protocol', () => {
       const row = rows.find((r) => r.queryPort === spec.queryPort)!;
       expect(row).toMatchObject({ protocol: spec.protocol ?? 'source', status: 'ONLINE', name: spec.state.name, map: spec.state.map, players: spec.state.players, maxPlayers: spec.state.maxPlayers });
       if ((spec.protocol ?? 'source') !== 'source') expect(row.raw).not.toBeNull();
+      // Where the count comes from (issue 15.4): an older protocol's status answer, or A2S_INFO.
+      expect(row.playersSource).toBe((spec.protocol ?? 'source') === 'source' ? 'A2S_INFO' : 'LEGACY_STATUS');
       expect(await t.db.serverSample.count({ where: { gameServerId: row.id, online: true } })).toBe(1);
     }
 

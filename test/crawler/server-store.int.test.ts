@@ -238,12 +238,12 @@ describe('fake farms', () => {
   });
   afterAll(async () => t.drop());
 
-  it('flags many ports on one IP as suspected fakes, except in trusted ranges', async () => {
+  it('flags many ports on one IP as suspected fakes, except in ranges exempt from the farm rule', async () => {
     const sourceId = (await t.db.masterSource.create({ data: { name: 'f', kind: 'ADDRESS_LIST', host: 'x' } })).id;
     const rows = (ip: string, n: number) => Array.from({ length: n }, (_, i) => ({ address: ip, ip, queryPort: 30000 + i, sourceId }));
     await t.db.gameServer.createMany({ data: [...rows('203.0.113.7', 5), ...rows('198.51.100.1', 2), ...rows('127.0.0.1', 5)] });
     const c = await openCrawl(t.db, { key: 'f1', sourceId, startedAt: new Date(), splits: [] });
-    await finishCrawl(t.db, c.id, { delistAfterMissedCrawls: 99, fakePortsPerIp: 3, trustedCidrs: ['127.0.0.0/8'] });
+    await finishCrawl(t.db, c.id, { delistAfterMissedCrawls: 99, fakePortsPerIp: 3, exemptCidrs: ['127.0.0.0/8'] });
     const fakes = await t.db.gameServer.groupBy({ by: ['address'], where: { suspectedFake: true }, _count: true });
     expect(fakes.map((f) => f.address)).toEqual(['203.0.113.7']);
   });

@@ -40,6 +40,8 @@ describe('cancelling a source', () => {
       REDIS_URL,
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString('hex')}`,
       ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+      // 300 simulated servers on 127.0.0.1: more ports on one IP than the farm rule allows.
+      FARM_RULE_EXEMPT_RANGES: '127.0.0.1',
       QUERY_TIMEOUT_MS: '1000',
       QUERY_BATCH_SIZE: '10',
       MIGRATE_ON_START: '0',

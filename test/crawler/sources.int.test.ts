@@ -54,6 +54,9 @@ describe('list sources', () => {
       expect(relay).toMatchObject({ isRelay: true, notQueryable: true, status: 'UNKNOWN', name: 'relayed server', lastQueriedAt: null });
       const privateServer = await t.db.gameServer.findFirstOrThrow({ where: { address: '10.1.2.3' } });
       expect(privateServer).toMatchObject({ isRelay: false, notQueryable: true, name: 'private server' });
+      // Never answered: their counts are the Steam Web API's records (issue 15.4).
+      expect([relay.playersSource, privateServer.playersSource]).toEqual(['STEAM_WEB_API', 'STEAM_WEB_API']);
+      expect(totals).toMatchObject({ refused: 2 });
       expect(await t.db.serverSample.count({ where: { gameServerId: { in: [relay.id, privateServer.id] } } })).toBe(0);
       expect(await t.db.gameServer.count({ where: { sourceId: source.id, status: 'ONLINE' } })).toBe(30);
     });
@@ -84,6 +87,9 @@ describe('list sources', () => {
       expect(asked).toEqual([]);
       const s = await t.db.gameServer.findFirstOrThrow({ where: { address: 'bombergame.example.org', queryPort: 4000 } });
       expect(s).toMatchObject({ managementRegistered: true, notQueryable: true, protocol: 'bomberman', status: 'ONLINE', name: 'Bomb arena', players: 3, maxPlayers: 4 });
+      expect(s.playersSource).toBe('MANAGEMENT');
+      // A registration is answered without a query, and is not refused by the policy.
+      expect(totals).toMatchObject({ refused: 0 });
       expect(await t.db.serverSample.count({ where: { gameServerId: s.id } })).toBe(1);
     });
   });

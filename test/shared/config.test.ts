@@ -53,4 +53,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ADDRESS_ALLOW_LIST: '10.0.0.0/99' })).toThrow(/ADDRESS_ALLOW_LIST: '10.0.0.0\/99'/);
     expect(() => loadConfig({ SERVE_ROLES: 'api,cook' })).toThrow(/unknown role 'cook'/);
   });
+
+  it('keeps the farm rule exemption apart from the allow-list (issue 15.1)', () => {
+    expect(loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }).farmRuleExemptRanges).toEqual([]);
+    expect(loadConfig({ FARM_RULE_EXEMPT_RANGES: '127.0.0.90, 203.0.113.0/24, 2001:db8::/32' }).farmRuleExemptRanges).toEqual(['127.0.0.90/32', '203.0.113.0/24', '2001:db8::/32']);
+    expect(() => loadConfig({ FARM_RULE_EXEMPT_RANGES: 'hosting.example.org' })).toThrow(/FARM_RULE_EXEMPT_RANGES: 'hosting.example.org'/);
+  });
 });

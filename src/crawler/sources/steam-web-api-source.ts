@@ -12,10 +12,12 @@ export function createSteamWebApiSource(source: SourceRecord, defaults: { key: s
   // host is the API's host (api.steampowered.com); options.baseUrl overrides (simulated endpoint).
   const baseUrl = typeof o.baseUrl === 'string' ? o.baseUrl : `https://${source.host}${source.port ? `:${source.port}` : ''}`;
   const requestsPerMinute = typeof o.requestsPerMinute === 'number' ? o.requestsPerMinute : undefined;
+  // The endpoint's cap per call: a simulated endpoint may have a smaller one than Valve's 10,000.
+  const limitPerCall = typeof o.limitPerCall === 'number' && Number.isInteger(o.limitPerCall) && o.limitPerCall > 0 ? o.limitPerCall : undefined;
   return {
     splits: () => [{ region: -1, split: '' }],
     async list(_split, signal): Promise<ListingResult> {
-      if (defaults.key === undefined) return { servers: [], partial: true, error: 'STEAM_WEB_API_KEY is not set' };
+      if (defaults.key === undefined) return { servers: [], partial: true, truncation: 'CUT_SHORT', error: 'STEAM_WEB_API_KEY is not set' };
       const result = await listSteamWebApi({
         key: defaults.key,
         baseUrl,
@@ -24,6 +26,7 @@ export function createSteamWebApiSource(source: SourceRecord, defaults: { key: s
         // Every call from an address the policy allows, resolved once per call (../outbound-guard.ts).
         fetch: (url, init) => defaults.guard.fetch(url, init),
         ...(requestsPerMinute !== undefined ? { pacing: requestsPerMinute > 0 ? { requestsPerMinute } : false } : {}),
+        ...(limitPerCall !== undefined ? { limitPerCall } : {}),
       });
       return {
         servers: result.servers.map((s) => ({
@@ -35,6 +38,12 @@ export function createSteamWebApiSource(source: SourceRecord, defaults: { key: s
           reported: s.status,
         })),
         partial: !result.complete,
+        // A listing that stopped lists what it had not reached among its capped filters: those are not caps.
+        ...(result.stoppedBy
+          ? { truncation: 'CUT_SHORT' as const }
+          : result.cappedFilters.length > 0
+            ? { truncation: 'CAPPED' as const, cappedParts: result.cappedFilters.length }
+            : {}),
         ...(result.stoppedBy ? { error: `${result.stoppedBy.code}: ${result.stoppedBy.message}` } : {}),
       };
     },

@@ -68,6 +68,7 @@ export function createValveMasterSource(source: SourceRecord, defaults: { timeou
       return {
         servers: result.servers.map((a) => ({ host: a.host, queryPort: a.port, region: split.region, protocol: 'source' as const })),
         partial: !result.complete || seed !== undefined,
+        ...(!result.complete ? { truncation: 'CUT_SHORT' as const } : seed !== undefined ? { truncation: 'RESUMED' as const } : {}),
         ...(error !== undefined ? { error } : {}),
         ...(result.resumeFrom && !isFirstSeed(result.resumeFrom) ? { resumeCursor: formatAddress(result.resumeFrom) } : {}),
       };

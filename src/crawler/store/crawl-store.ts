@@ -128,8 +128,12 @@ export interface FinishOptions {
   delistAfterMissedCrawls: number;
   /** More query ports than this on one IP: suspected fake farm (0 = off). */
   fakePortsPerIp: number;
-  /** CIDR ranges exempt from the fake-farm rule (the allow-list: simulators, known hosts). */
-  trustedCidrs?: readonly string[];
+  /**
+   * CIDR ranges the fake-farm rule never flags (FARM_RULE_EXEMPT_RANGES: known hosting with many real servers
+   * on one IP, or a simulator that puts its fleet on one loopback address). Not the address allow-list:
+   * being allowed to query an address does not make its servers real.
+   */
+  exemptCidrs?: readonly string[];
 }
 
 export async function finishCrawl(db: Db, crawlId: number, options: FinishOptions): Promise<FinishResult> {
@@ -166,7 +170,7 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
           SELECT id FROM game_server
           WHERE NOT suspected_fake AND ip IN (
             SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
-              AND NOT (ip <<= ANY(${[...(options.trustedCidrs ?? [])]}::inet[]))
+              AND NOT (ip <<= ANY(${[...(options.exemptCidrs ?? [])]}::inet[]))
             GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})
           ORDER BY id FOR UPDATE)
         UPDATE game_server g SET suspected_fake = true, updated_at = now()

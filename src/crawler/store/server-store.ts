@@ -11,7 +11,7 @@ import type { ServerStatus } from '../../protocol/status';
 import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
 import { countryOfIp } from '../geo/country-lookup';
-import type { ReportedState } from '../list-source';
+import type { ListingTruncation, ReportedState } from '../list-source';
 import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -41,6 +41,10 @@ export interface ListingWrite {
   label: string;
   batchSize: number;
   partial: boolean;
+  /** Why the listing did not cover its split (null: it did). */
+  truncation?: ListingTruncation | null;
+  /** Parts of the query still at the source's per-call cap. */
+  cappedParts?: number;
   error: string | null;
   /** Where the next listing of this split goes on from (ListingResult.resumeCursor); absent: from the start. */
   resumeCursor?: string | null;
@@ -85,7 +89,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CRAWL_LOCK_CLASS}, ${w.crawlId})`;
     const claimed = await tx.$queryRaw<{ id: number }[]>`
       UPDATE crawl_run SET finished_at = now(), found = ${rows.length}, partial = ${w.partial}, error = ${w.error},
-        resume_cursor = ${w.resumeCursor ?? null}
+        resume_cursor = ${w.resumeCursor ?? null},
+        truncation = ${w.truncation ?? (w.partial ? 'CUT_SHORT' : null)}::"ListingTruncation", capped_parts = ${w.cappedParts ?? 0}
       WHERE id = ${w.runId} AND finished_at IS NULL RETURNING id`;
     if (claimed.length === 0) {
       const keys = await tx.$queryRaw<{ batch_key: string }[]>`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
@@ -103,7 +108,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       is_relay: r.isRelay,
       managed: r.managed,
     }));
-    const { upserted, before } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
+    const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
     const byKey = new Map(rows.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
     const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
     const queryable: number[] = [];
@@ -117,18 +122,18 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     const managed = reported.filter((r) => r.managed);
     let written = 0;
     if (managed.length > 0) {
-      await applyStates(tx, managed.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null })), false);
+      await applyStates(tx, managed.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'MANAGEMENT' as const })), false);
       written = await insertSamples(
         tx,
         w.crawlId,
         w.crawlAt,
-        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null)),
+        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
       );
     }
     // Other sources' own records (Steam Web API) index a server before any answer arrives.
     const unanswered = reported.filter((r) => !r.managed);
     if (unanswered.length > 0) {
-      await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null })), true);
+      await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'STEAM_WEB_API' as const })), true);
     }
 
     const inCrawl = await tx.$queryRaw<{ id: bigint }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
@@ -146,10 +151,16 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids bigint[])
         ON CONFLICT DO NOTHING`;
     }
-    const newlyListed = rows.length - before;
+    // Listed by an earlier run of this crawl: a queryable server is in one of its batches already; any other
+    // was listed by this source since the crawl began. Another source listing the same server meanwhile (one
+    // game_server row for both) does not make it "listed before" here, so each crawl counts it once.
+    const queryableIds = new Set(queryable);
+    const firstListed = upserted.filter((u) => !(queryableIds.has(u.id) ? planned.has(u.id) : u.listedHereBefore));
+    const newlyListed = rows.length - (upserted.length - firstListed.length);
+    const refused = firstListed.filter((u) => u.not_queryable && !u.management_registered).length;
     await tx.$executeRaw`
-      UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written},
-        answered = answered + ${managed.length}, partial = partial OR ${w.partial}
+      UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written}, refused = refused + ${refused},
+        answered = answered + ${managed.length}, partial = partial OR ${w.partial}, listed_at = GREATEST(listed_at, now())
       WHERE id = ${w.crawlId}`;
     if (managed.length > 0) await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
@@ -200,16 +211,18 @@ const UPSERT_ROUNDS = 5;
  * crawled listing that finds a registration row takes it over and clears what the registration reported,
  * so nothing it claimed shows under the crawled server before that server answers.
  *
- * Returns the rows written (updated or inserted) and how many of them this crawl had listed already.
+ * Returns the rows written (updated or inserted), each saying whether this source had listed it since
+ * `crawlAt` already (an earlier run of the crawl, or the same server under another region).
  */
-async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number })[]; before: number }> {
+async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number; listedHereBefore: boolean })[] }> {
   const upserted: UpsertedRow[] = [];
-  let before = 0;
+  const listedHereBefore = new Set<number>();
   let pending = input;
   for (let round = 0; round < UPSERT_ROUNDS && pending.length > 0; round++) {
     const json = JSON.stringify(pending);
     const existing = await tx.$queryRaw<{ id: number | bigint; address: string; query_port: number; management_registered: boolean; listed_before: boolean }[]>`
-      SELECT g.id, g.address, g.query_port, g.management_registered, (g.last_listed_at >= ${crawlAt}) AS listed_before
+      SELECT g.id, g.address, g.query_port, g.management_registered,
+        (g.last_listed_at >= ${crawlAt} AND g.source_id = ${sourceId}) IS TRUE AS listed_before
       FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
         ON g.address = x.address AND g.query_port = x.query_port
       -- Every writer of game_server locks its rows in id order (batches and a crawl's close too): no deadlocks.
@@ -227,7 +240,7 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
       // A registration of an address another source lists: that source's row stays as it is.
       if (r.managed && !e.management_registered) continue;
       const id = toId(e.id);
-      if (e.listed_before) before++;
+      if (e.listed_before) listedHereBefore.add(id);
       if (!r.managed && e.management_registered) takenOver.push(id);
       updates.push({ ...r, id });
     }
@@ -275,14 +288,14 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
     pending = missing.filter((r) => !done.has(keyOf(r.address, r.query_port)));
   }
   if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
-  return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id) })), before };
+  return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id), listedHereBefore: listedHereBefore.has(toId(u.id)) })) };
 }
 
 /** Registration rows a crawled listing took over: what the registrations reported goes; the crawl's query fills the row again. */
 async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
   await tx.$executeRaw`
     UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
-      players = 0, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
+      players = 0, players_source = NULL, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
       server_type = NULL, os = NULL, version = NULL, keywords = '{}', steam_id = NULL, tv_port = NULL, tv_name = NULL,
       ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, player_names = '',
       status = 'UNKNOWN', consecutive_failures = 0, last_error = NULL, last_queried_at = NULL, last_answered_at = NULL
@@ -321,14 +334,34 @@ function reportedToStatus(r: ReportedState): ServerStatus {
 
 const SERVER_TYPE_CODE = { dedicated: 'd', listen: 'l', proxy: 'p' } as const;
 
+/** game_server.players_source: where a server's player count comes from (prisma/schema.prisma, PlayerCountSource). */
+export type PlayerCountSource = 'A2S_INFO' | 'A2S_PLAYER' | 'MANAGEMENT' | 'LEGACY_STATUS' | 'STEAM_WEB_API';
+
+/** A2S_INFO carries the player count in one byte. */
+const A2S_INFO_MAX_PLAYERS = 255;
+
+/**
+ * The player count of a server's own answer and where it comes from: A2S_INFO's count, except that a
+ * PLAYER list longer than INFO's one byte can hold is the better count (servers with more than 255
+ * players); an older protocol's status answer as its adapter read it.
+ */
+export function answeredPlayerCount(status: ServerStatus): { players: number; source: PlayerCountSource } {
+  if (status.protocol !== 'source') return { players: status.players, source: 'LEGACY_STATUS' };
+  if (status.players >= A2S_INFO_MAX_PLAYERS && status.playerList.length > status.players) return { players: status.playerList.length, source: 'A2S_PLAYER' };
+  return { players: status.players, source: 'A2S_INFO' };
+}
+
 interface StateWrite {
   id: number;
   status: ServerStatus;
   pingMs: number | null;
+  /** Set for a list source's own record; a server's own answer: answeredPlayerCount. */
+  playersSource?: PlayerCountSource;
 }
 
 function stateRow(s: StateWrite): Record<string, unknown> {
   const st = s.status;
+  const count = s.playersSource ? { players: st.players, source: s.playersSource } : answeredPlayerCount(st);
   const playerList = cleanJson(st.playerList);
   return {
     id: s.id,
@@ -338,7 +371,8 @@ function stateRow(s: StateWrite): Record<string, unknown> {
     game: cleanText(st.game),
     app_id: clampInt(st.appId, -INT_MAX, INT_MAX),
     game_id: cleanText(st.gameId),
-    players: clampInt(st.players, 0, INT_MAX) ?? 0,
+    players: clampInt(count.players, 0, INT_MAX) ?? 0,
+    players_source: count.source,
     max_players: clampInt(st.maxPlayers, 0, INT_MAX) ?? 0,
     bots: clampInt(st.bots, 0, INT_MAX),
     password_protected: st.passwordProtected,
@@ -369,7 +403,7 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
   await tx.$executeRaw`
     UPDATE game_server AS g SET
       name = u.name, map = u.map, folder = u.folder, game = u.game, app_id = u.app_id, game_id = u.game_id,
-      players = u.players, max_players = u.max_players, bots = u.bots,
+      players = u.players, players_source = u.players_source::"PlayerCountSource", max_players = u.max_players, bots = u.bots,
       password_protected = u.password_protected, vac_secured = u.vac_secured, dedicated = u.dedicated,
       server_type = u.server_type, os = u.os, version = u.version, keywords = COALESCE(u.keywords, '{}'),
       steam_id = u.steam_id, tv_port = u.tv_port, tv_name = u.tv_name, ping_ms = u.ping_ms,
@@ -383,7 +417,7 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
       last_answered_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_answered_at ELSE now() END,
       updated_at = now()
     FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
-      game_id text, players int, max_players int, bots int, password_protected boolean, vac_secured boolean,
+      game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text)
     WHERE g.id = u.id AND (NOT ${onlyIfNeverAnswered} OR g.last_answered_at IS NULL)`;
@@ -399,12 +433,12 @@ interface SampleRow {
   ping_ms: number | null;
 }
 
-function sampleOf(id: number, status: ServerStatus | null, pingMs: number | null): SampleRow {
+function sampleOf(id: number, status: ServerStatus | null, pingMs: number | null, reported = false): SampleRow {
   if (status === null) return { id, online: false, players: 0, bots: null, max_players: 0, map: null, ping_ms: null };
   return {
     id,
     online: true,
-    players: clampInt(status.players, 0, SMALLINT_MAX) ?? 0,
+    players: clampInt(reported ? status.players : answeredPlayerCount(status).players, 0, SMALLINT_MAX) ?? 0,
     bots: clampInt(status.bots, 0, SMALLINT_MAX),
     max_players: clampInt(status.maxPlayers, 0, SMALLINT_MAX) ?? 0,
     map: cleanText(status.map),
@@ -436,14 +470,23 @@ export interface BatchWrite {
   batchKey: string;
   offlineAfterFailures: number;
   outcomes: BatchOutcome[];
+  /** When the batch began querying (the crawl's query time runs from its first batch's start). @defaultValue the write's time */
+  startedAt?: Date;
 }
 
 export interface BatchWriteResult {
   duplicate: boolean;
   answered: number;
   failed: number;
+  /** Of `failed`: no answer before the deadline. */
+  timedOut: number;
+  /** Refused by the address policy at send time. */
+  refused: number;
   written: number;
 }
+
+/** The failure code of a query that got no answer in time (ProtocolError TIMEOUT). */
+const TIMEOUT_CODE = 'TIMEOUT';
 
 export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWriteResult> {
   return db.$transaction(async (tx) => {
@@ -451,7 +494,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       UPDATE crawl_batch SET done_at = now() WHERE crawl_id = ${w.crawlId} AND batch_key = ${w.batchKey} AND done_at IS NULL
       RETURNING run_id`;
     const claim = claimed[0];
-    if (claim === undefined) return { duplicate: true, answered: 0, failed: 0, written: 0 };
+    if (claim === undefined) return { duplicate: true, answered: 0, failed: 0, timedOut: 0, refused: 0, written: 0 };
     await lockServers(tx, w.outcomes.map((o) => o.serverId));
 
     const answered: StateWrite[] = [];
@@ -491,14 +534,18 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
         FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`;
     }
     const written = await insertSamples(tx, w.crawlId, w.crawlAt, samples);
+    const timedOut = failed.filter((f) => f.code === TIMEOUT_CODE).length;
+    const startedAt = w.startedAt ?? null;
     await tx.$executeRaw`
       UPDATE crawl SET queried = queried + ${answered.length + failed.length}, answered = answered + ${answered.length},
-        failed = failed + ${failed.length}, written = written + ${written}
+        failed = failed + ${failed.length}, timed_out = timed_out + ${timedOut}, refused = refused + ${refused.length},
+        written = written + ${written},
+        query_started_at = LEAST(query_started_at, COALESCE(${startedAt}::timestamptz, now())), queried_at = GREATEST(queried_at, now())
       WHERE id = ${w.crawlId}`;
     if (claim.run_id !== null) {
       await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${answered.length}, failed = failed + ${failed.length} WHERE id = ${claim.run_id}`;
     }
-    return { duplicate: false, answered: answered.length, failed: failed.length, written };
+    return { duplicate: false, answered: answered.length, failed: failed.length, timedOut, refused: refused.length, written };
   }, TX_OPTIONS);
 }
 

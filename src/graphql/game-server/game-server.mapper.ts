@@ -1,7 +1,7 @@
 /** Prisma row → API object. The JSON columns are read defensively: old rows may predate a field. */
 import type { GameServer as GameServerRow } from '../../generated/prisma/client';
 import { toId } from '../../shared/ids';
-import { GameServer, GameServerStatus, Player, RawValue, Rule, ServerOs } from './game-server.type';
+import { GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
 
@@ -65,6 +65,7 @@ export function toGameServer(row: GameServerRow): GameServer {
     appId: row.appId,
     gameId: row.gameId,
     players: row.players,
+    playersSource: row.playersSource as PlayerCountSource | null,
     maxPlayers: row.maxPlayers,
     bots: row.bots,
     passwordProtected: row.passwordProtected,

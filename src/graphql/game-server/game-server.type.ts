@@ -17,6 +17,25 @@ registerEnumType(GameServerStatus, {
   description: 'ONLINE answered its last query; OFFLINE failed several in a row (last good state kept); DELISTED no longer listed by its source; UNKNOWN not (yet) answered or never queried by policy.',
 });
 
+export enum PlayerCountSource {
+  A2S_INFO = 'A2S_INFO',
+  A2S_PLAYER = 'A2S_PLAYER',
+  MANAGEMENT = 'MANAGEMENT',
+  LEGACY_STATUS = 'LEGACY_STATUS',
+  STEAM_WEB_API = 'STEAM_WEB_API',
+}
+registerEnumType(PlayerCountSource, {
+  name: 'PlayerCountSource',
+  description: 'Where a player count comes from.',
+  valuesConfig: {
+    A2S_INFO: { description: "The count in the server's A2S_INFO answer (servers may inflate it with fake players)." },
+    A2S_PLAYER: { description: "The length of the server's A2S_PLAYER list: used when the list is longer than A2S_INFO's one-byte count can say (more than 255 players)." },
+    MANAGEMENT: { description: 'What the server reported to the management server it registered with; never queried.' },
+    LEGACY_STATUS: { description: "An older protocol's status answer (Quake, GameSpy, Doom 3, ASE, Half-Life WON): its player field, or its player lines counted." },
+    STEAM_WEB_API: { description: "The Steam Web API's record of the server, before its own answer arrived." },
+  },
+});
+
 export enum ServerOs {
   LINUX = 'linux',
   WINDOWS = 'windows',
@@ -106,6 +125,9 @@ export class GameServer {
 
   @Field(() => Int, { description: 'Players online at the last answer (bots included, as servers report them).' })
   players!: number;
+
+  @Field(() => PlayerCountSource, { nullable: true, description: 'Where `players` comes from; null when there is no count yet.' })
+  playersSource!: PlayerCountSource | null;
 
   @Field(() => Int)
   maxPlayers!: number;

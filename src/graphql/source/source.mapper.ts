@@ -1,7 +1,7 @@
 /** Prisma rows → API objects for sources, crawls and blocked ranges. */
 import type { BlockedRange as BlockedRangeRow, Crawl as CrawlRow, CrawlRun as CrawlRunRow, MasterSource as MasterSourceRow } from '../../generated/prisma/client';
 import { toId } from '../../shared/ids';
-import { BlockedRange, Crawl, CrawlRun, MasterSource, MasterSourceKind } from './source.type';
+import { BlockedRange, Crawl, CrawlRun, ListingTruncation, MasterSource, MasterSourceKind } from './source.type';
 
 export function toMasterSource(r: MasterSourceRow): MasterSource {
   return Object.assign(new MasterSource(), {
@@ -25,11 +25,21 @@ export function toCrawl(r: CrawlRow): Crawl {
     sourceId: r.sourceId,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,
+    listed: r.listed,
     found: r.listed,
     queried: r.queried,
     answered: r.answered,
     failed: r.failed,
+    timedOut: r.timedOut,
+    refused: r.refused,
     written: r.written,
+    coverage: r.listed > 0 ? Math.min(1, r.answered / r.listed) : null,
+    listedAt: r.listedAt,
+    listingMs: r.listedAt ? Math.max(0, r.listedAt.getTime() - r.startedAt.getTime()) : null,
+    queryStartedAt: r.queryStartedAt,
+    queriedAt: r.queriedAt,
+    queryMs: r.queryStartedAt && r.queriedAt ? Math.max(0, r.queriedAt.getTime() - r.queryStartedAt.getTime()) : null,
+    dataAsOf: r.queriedAt ?? r.listedAt,
     partial: r.partial,
     error: r.error,
   });
@@ -45,6 +55,8 @@ export function toCrawlRun(r: CrawlRunRow): CrawlRun {
     answered: r.answered,
     failed: r.failed,
     partial: r.partial,
+    truncation: r.truncation as ListingTruncation | null,
+    cappedParts: r.cappedParts,
     error: r.error,
   });
 }

@@ -61,4 +61,19 @@ export class CrawlResolver {
     const rows = await ctx.loaders.runsByCrawl.load(crawl.id);
     return rows.map(toCrawlRun);
   }
+
+  @FieldResolver(() => Int, { description: 'Listing runs (regions / query splits) of the crawl.' })
+  async listings(@Root() crawl: Crawl, @Ctx() ctx: ApiContext): Promise<number> {
+    return (await ctx.loaders.runsByCrawl.load(crawl.id)).length;
+  }
+
+  @FieldResolver(() => Int, { description: 'Listing runs that did not cover their split (any truncation: capped, cut short or resumed).' })
+  async truncatedListings(@Root() crawl: Crawl, @Ctx() ctx: ApiContext): Promise<number> {
+    return (await ctx.loaders.runsByCrawl.load(crawl.id)).filter((r) => r.truncation !== null).length;
+  }
+
+  @FieldResolver(() => Int, { description: "Of truncatedListings: those with a part still at the source's per-call cap (Steam Web API)." })
+  async cappedListings(@Root() crawl: Crawl, @Ctx() ctx: ApiContext): Promise<number> {
+    return (await ctx.loaders.runsByCrawl.load(crawl.id)).filter((r) => r.truncation === 'CAPPED').length;
+  }
 }

@@ -1,6 +1,6 @@
 /** List sources (master servers, the Steam Web API, management servers) and their crawls. */
 import 'reflect-metadata';
-import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum MasterSourceKind {
   VALVE_UDP = 'VALVE_UDP',
@@ -9,6 +9,21 @@ export enum MasterSourceKind {
   ADDRESS_LIST = 'ADDRESS_LIST',
 }
 registerEnumType(MasterSourceKind, { name: 'MasterSourceKind' });
+
+export enum ListingTruncation {
+  CAPPED = 'CAPPED',
+  CUT_SHORT = 'CUT_SHORT',
+  RESUMED = 'RESUMED',
+}
+registerEnumType(ListingTruncation, {
+  name: 'ListingTruncation',
+  description: 'Why a listing did not cover its whole region or query split.',
+  valuesConfig: {
+    CAPPED: { description: "A part of the query still returned the source's per-call cap and could not be split further (Steam Web API): servers beyond the cap were not listed." },
+    CUT_SHORT: { description: 'The listing stopped before its end: rate limit, timeout, an unreachable source or an error (see `error`).' },
+    RESUMED: { description: "It began where an earlier crawl's listing of the split stopped: the pages before were not listed in this crawl." },
+  },
+});
 
 @ObjectType({ description: 'The listing of one region or query split within a crawl.' })
 export class CrawlRun {
@@ -36,11 +51,22 @@ export class CrawlRun {
   @Field(() => Boolean, { description: 'The listing stopped short (rate limit, cap, timeout).' })
   partial!: boolean;
 
+  @Field(() => ListingTruncation, { nullable: true, description: 'Why the listing did not cover its split; null when it did.' })
+  truncation!: ListingTruncation | null;
+
+  @Field(() => Int, { description: "Parts of the query still at the source's per-call cap (Steam Web API); 0 elsewhere." })
+  cappedParts!: number;
+
   @Field(() => String, { nullable: true })
   error!: string | null;
 }
 
-@ObjectType({ description: 'One crawl of one list source.' })
+@ObjectType({
+  description:
+    'One crawl of one list source, with what it covered: of `listed` servers, `queried` were asked (`answered` + `failed`, of which ' +
+    '`timedOut`), `refused` were kept from being queried by the address policy, and management registrations count as answered ' +
+    'without a query. A stats site shows "data as of `dataAsOf`, coverage `coverage`" and says when listings were truncated.',
+})
 export class Crawl {
   @Field(() => Int)
   id!: number;
@@ -48,26 +74,64 @@ export class Crawl {
   @Field(() => Int)
   sourceId!: number;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the crawl began (its listing runs start then; history samples are filed under it).' })
   startedAt!: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was closed: every listing run and query batch done (or given up).' })
   finishedAt!: Date | null;
 
-  @Field(() => Int, { description: 'Addresses the source listed.' })
+  @Field(() => Int, { description: 'Distinct servers the source listed in this crawl (a server under several of its splits counts once).' })
+  listed!: number;
+
+  @Field(() => Int, { description: 'Addresses the source listed.', deprecationReason: 'Use listed (the same number).' })
   found!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Servers queried in this crawl: answered + failed.' })
   queried!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Servers that answered their query, plus management registrations (their state is what they reported).' })
   answered!: number;
 
-  @Field(() => Int, { description: 'Queries that failed.' })
+  @Field(() => Int, { description: 'Queries that failed (no answer in time, refused connection, unreadable answer, cancelled).' })
   failed!: number;
+
+  @Field(() => Int, { description: 'Of failed: queries that got no answer before their deadline (dead or unreachable servers).' })
+  timedOut!: number;
+
+  @Field(() => Int, {
+    description: 'Listed servers the address policy kept from being queried: private, reserved or blocked ranges, relays, unresolved host names.',
+  })
+  refused!: number;
 
   @Field(() => Int, { description: 'Servers whose state was written.' })
   written!: number;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: 'answered / listed (0-1): the share of listed servers whose numbers come from this crawl; null when nothing was listed.',
+  })
+  coverage!: number | null;
+
+  @Field(() => Date, { nullable: true, description: 'When its last listing run finished; null while listing.' })
+  listedAt!: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'Listing time: from startedAt to listedAt, in milliseconds.' })
+  listingMs!: number | null;
+
+  @Field(() => Date, { nullable: true, description: 'When its first query batch started; null when nothing was queried.' })
+  queryStartedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When its last query batch was written: the time its data is "as of".' })
+  queriedAt!: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'Query time: from queryStartedAt to queriedAt, in milliseconds (queries start as the first listing run ends).' })
+  queryMs!: number | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When its numbers are from: queriedAt, or listedAt when nothing was queried (a management server reports its servers at listing).',
+  })
+  dataAsOf!: Date | null;
 
   @Field(() => Boolean, { description: 'A listing stopped short: absences in this crawl do not count towards DELISTED.' })
   partial!: boolean;
