@@ -18,12 +18,11 @@ export { encodePingRequest, decodePingResponse, encodePingResponse } from './val
 export { decodeResponse, type A2SResponse, type A2SResponseKind } from './valve/a2s-response';
 export { decodeRequest, type A2SRequest, type A2SRequestKind } from './valve/a2s-request';
 export { SplitAssembler, type SplitAssemblerOptions } from './valve/split-packet';
-export { splitResponse, type SplitResponseOptions } from './valve/split-response';
 export { decodeDatagrams } from './valve/decode-datagrams';
 export { quirksFor, type AppQuirks, type PlayerLayout } from './valve/quirks';
 export { decompressBzip2 } from './wire/decompress';
-export { compressBzip2 } from './wire/bzip2-compress';
-export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, defaultTransport, GOLDSRC_INFO_GRACE_MS, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
+export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
+export { defaultTransport } from './transport/default-transport';
 export { UdpTransport, canonicalIp, type DatagramAssembler, type HandlerResult, type ExchangeOptions, type ExchangeResult, type RemoteSession, type UdpTransportOptions, type UdpTransportStats } from './transport/udp-transport';
 // Older protocols (PROTOCOLS-LEGACY.md): codecs, assemblers, normalisation to ServerStatus.
 export * as quake from './legacy/quake3';

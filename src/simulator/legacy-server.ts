@@ -14,9 +14,8 @@ import { encodeQuakeResponse } from '../protocol/legacy/quake3';
 import type { KeyValue } from '../protocol/legacy/text';
 import type { ProtocolId } from '../protocol/status';
 import { playersOf, rulesOf } from './content';
-import type { SimServerSpec } from './fleet-spec';
+import type { SimReply, SimServerSpec, SimServerStats } from './fleet-spec';
 import { hash32, hashString } from './random';
-import type { SimReply, SimServerStats } from './sim-server';
 
 export type LegacySimProtocol = Exclude<ProtocolId, 'source' | 'bomberman'>;
 

@@ -3,11 +3,12 @@
  * options, so several processes can each build their own slice (makeServerSpec) and a master
  * simulator can list the very servers an A2S fleet answers for.
  */
-import { DEFAULT_SIM_BEHAVIOUR } from './behaviour';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from './games';
 import type { LegacySimProtocol } from './legacy-server';
 import { Random, hash32 } from './random';
+
+export { behaviourOf } from './behaviour';
 
 /** Master region codes: 0x00-0x07 and 0xFF (rest of the world). */
 export const SIM_REGIONS: readonly number[] = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xff];
@@ -158,10 +159,6 @@ export function makeFleet(options: MakeFleetOptions): SimServerSpec[] {
   return specs;
 }
 
-/** The behaviour a spec gets, defaults filled in. */
-export function behaviourOf(spec: SimServerSpec): SimBehaviour {
-  return { ...DEFAULT_SIM_BEHAVIOUR, ...spec.behaviour };
-}
 
 const TOTAL_WEIGHT = SIM_GAMES.reduce((sum, g) => sum + g.weight, 0);
 

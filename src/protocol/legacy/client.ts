@@ -15,7 +15,7 @@ import { ProtocolError } from '../errors';
 import { startDeadline } from '../master/deadline';
 import type { HandlerResult, RemoteSession, UdpTransport } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
-import { defaultTransport } from '../valve/client';
+import { defaultTransport } from '../transport/default-transport';
 import { decodeAseResponse, encodeAseRequest } from './ase';
 import type { AseResponse } from './ase';
 import { decodeDoom3Response, encodeDoom3InfoRequest } from './doom3';
