@@ -101,7 +101,7 @@ export async function collect<T>(session: RemoteSession, request: Buffer, budget
 }
 
 /**
- * Some Quake 3 servers send their OOB header as FE FF FF FF (§4.2), which the transport takes for a
+ * Some Quake 3 servers send their OOB header as FE FF FF FF, which the transport takes for a
  * split datagram: this "assembler" hands such a datagram on whole.
  */
 export const WHOLE_DATAGRAM = { createAssembler: () => ({ push: (datagram: Buffer): Buffer => datagram }) };

@@ -75,7 +75,7 @@ export interface Gamespy3QueryOptions extends LegacyQueryOptions {
  */
 export function queryGamespy3(address: ServerAddress, options: Gamespy3QueryOptions = {}): Promise<LegacyQueryResult<Gamespy3Reply>> {
   return withSession(address, options, async (session, budget) => {
-    // Each attempt starts again from the challenge, under a fresh request id (challenges expire, §3.1).
+    // Each attempt starts again from the challenge, under a fresh request id (challenges expire).
     const attempts = budget.retries + 1;
     const step: Budget = { ...budget, retries: 0 };
     const share = 1 / (2 * attempts);
