@@ -2,21 +2,19 @@
  * All-Seeing Eye (`s` → `EYE1`), sent to the game port + 123 for almost every game (games.ts):
  * Multi Theft Auto, Far Cry, Chrome, Soldat and other games of the ASE era. Codec: legacy/ase.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
-import { decodeAseResponse, encodeAseRequest } from '../legacy/ase';
+import type { ProtocolModule, ProtocolQueryOptions, ServedState } from '../adapter';
+import { decodeAseResponse, encodeAseRequest, encodeAseResponse } from '../legacy/ase';
 import type { AseResponse } from '../legacy/ase';
 import { emptyStatus, intOr, nullIfEmpty, recodePairs, rulesOf, textFor } from '../legacy/normalise';
-import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { collect, single, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
+import { kv } from '../legacy/serve-kit';
 import { parseBoolOrNull, parseIntOrNull, toRecord } from '../legacy/text';
 import type { ServerStatus } from '../status';
 import type { ServerAddress } from '../types';
-import type { ServedState } from '../adapter';
-import { encodeAseResponse } from '../legacy/ase';
-import { kv } from '../legacy/serve-kit';
 
 /** Per-game corrections, first match wins (captures named where one shows the quirk). */
 export const QUIRKS: readonly QuirkEntry[] = [

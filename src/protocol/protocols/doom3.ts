@@ -3,21 +3,19 @@
  * Codec: legacy/doom3.ts.
  */
 import { randomInt } from 'node:crypto';
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
-import { decodeDoom3Response, encodeDoom3InfoRequest } from '../legacy/doom3';
+import type { ProtocolModule, ProtocolQueryOptions, ServedState } from '../adapter';
+import { decodeDoom3Response, encodeDoom3InfoRequest, encodeDoom3Response } from '../legacy/doom3';
 import type { Doom3Response } from '../legacy/doom3';
 import { emptyStatus, intOr, nullIfEmpty, recodePairs, rulesOf, textFor } from '../legacy/normalise';
-import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { collect, single, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
+import { kv, startsWith } from '../legacy/serve-kit';
 import { lookupKey, parseBoolOrNull, toRecord } from '../legacy/text';
 import type { ServerStatus, StatusPlayer } from '../status';
 import type { ServerAddress } from '../types';
-import type { ServedState } from '../adapter';
-import { encodeDoom3Response } from '../legacy/doom3';
-import { kv, startsWith } from '../legacy/serve-kit';
 
 /** Per-game corrections, first match wins (captures named where one shows the quirk). */
 export const QUIRKS: readonly QuirkEntry[] = [

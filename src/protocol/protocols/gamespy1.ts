@@ -3,21 +3,21 @@
  * Engine 1 and 2 games (UT99, Unreal, Rune, Deus Ex), BF1942, MOHAA, Operation Flashpoint, AvP2.
  * Codec: legacy/gamespy1.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
-import { Gamespy1Assembler, decodeGamespy1Datagram, decodeGamespy1Response, encodeGamespy1Request, groupGamespy1Pairs } from '../legacy/gamespy1';
+import type { ProtocolModule, ProtocolQueryOptions, AnswerContext, ServedState } from '../adapter';
+import {
+  Gamespy1Assembler, decodeGamespy1Datagram, decodeGamespy1Response, encodeGamespy1Request, groupGamespy1Pairs, encodeGamespy1Response,
+} from '../legacy/gamespy1';
 import type { Gamespy1Response } from '../legacy/gamespy1';
 import { emptyStatus, intOr, nullIfEmpty, recodePairs, textFor } from '../legacy/normalise';
-import type { Collector, LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { collect, withSession } from '../legacy/query-kit';
+import type { Collector, LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
+import { kv } from '../legacy/serve-kit';
 import { lookupKey, parseBoolOrNull, parseIntOrNull, toRecord } from '../legacy/text';
 import type { ServerStatus, StatusPlayer } from '../status';
 import type { ServerAddress } from '../types';
-import type { AnswerContext, ServedState } from '../adapter';
-import { encodeGamespy1Response } from '../legacy/gamespy1';
-import { kv } from '../legacy/serve-kit';
 
 /** Per-game corrections, first match wins (captures named where one shows the quirk). */
 export const QUIRKS: readonly QuirkEntry[] = [

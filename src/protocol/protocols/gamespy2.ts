@@ -3,24 +3,22 @@
  * SWAT 4, America's Army. Its table normalisation is shared with GameSpy v3 (gamespy3.ts), whose
  * servers may answer in this layout. Codec: legacy/gamespy2.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
+import type { ProtocolModule, ProtocolQueryOptions, ServedState } from '../adapter';
 import { ProtocolError } from '../errors';
-import { ALL_SECTIONS, decodeGamespy2Response, encodeGamespy2Request } from '../legacy/gamespy2';
+import { ALL_SECTIONS, decodeGamespy2Response, encodeGamespy2Request, encodeGamespy2Response } from '../legacy/gamespy2';
 import type { Gamespy2Response, Gamespy2Table } from '../legacy/gamespy2';
 import { gamespyServerStatus, tablePlayers, textFor } from '../legacy/normalise';
 import type { TableLike } from '../legacy/normalise';
-import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { collect, newRequestId, single, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
-import type { LegacyDecodeOptions } from '../legacy/text';
+import { gamespyServerPairs } from '../legacy/serve-kit';
 import { toRecord } from '../legacy/text';
+import type { LegacyDecodeOptions } from '../legacy/text';
 import type { ServerStatus } from '../status';
 import type { ServerAddress } from '../types';
-import type { ServedState } from '../adapter';
-import { encodeGamespy2Response } from '../legacy/gamespy2';
-import { gamespyServerPairs } from '../legacy/serve-kit';
 
 /** America's Army uses Unreal 2 colours (0x1B + RGB); it answers GameSpy v2 and v3 alike. */
 export const AMERICAS_ARMY: QuirkEntry = { quirks: { game: 'americasarmy', colors: 'unreal2', encoding: 'latin1', gameName: "America's Army" }, matches: (raw) => key(raw, 'gamename') === 'armygame' };

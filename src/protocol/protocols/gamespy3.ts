@@ -4,28 +4,25 @@
  * answers in the GameSpy v2 layout, normalised as GameSpy v2 then marked gamespy3.
  * Codec: legacy/gamespy3.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
+import type { ProtocolModule, ProtocolQueryOptions, AnswerContext, ServedState } from '../adapter';
 import { ProtocolError } from '../errors';
 import { ALL_SECTIONS, decodeGamespy2Response } from '../legacy/gamespy2';
 import type { Gamespy2Response } from '../legacy/gamespy2';
 import {
-  GAMESPY3_CHALLENGE, Gamespy3Assembler, decodeGamespy3ChallengeResponse, decodeGamespy3Response, decodeJc2mpResponse, encodeGamespy3ChallengeRequest,
-  encodeGamespy3QueryRequest, isSplitDatagram,
+  GAMESPY3_CHALLENGE, Gamespy3Assembler, decodeGamespy3ChallengeResponse, decodeGamespy3Response, decodeJc2mpResponse, encodeGamespy3ChallengeRequest, encodeGamespy3QueryRequest, isSplitDatagram, encodeGamespy3ChallengeResponse, encodeGamespy3Response,
 } from '../legacy/gamespy3';
 import type { Gamespy3Response, Jc2mpResponse } from '../legacy/gamespy3';
 import { gamespyServerStatus, tablePlayers, textFor } from '../legacy/normalise';
-import type { Budget, Collector, LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { collect, newRequestId, single, withSession } from '../legacy/query-kit';
+import type { Budget, Collector, LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
+import { gamespyServerPairs } from '../legacy/serve-kit';
 import { toRecord } from '../legacy/text';
 import type { ServerStatus, StatusPlayer } from '../status';
 import type { ServerAddress } from '../types';
 import { AMERICAS_ARMY, decodeGamespy2Unknown, gamespy2ToStatus } from './gamespy2';
-import type { AnswerContext, ServedState } from '../adapter';
-import { encodeGamespy3ChallengeResponse, encodeGamespy3Response } from '../legacy/gamespy3';
-import { gamespyServerPairs } from '../legacy/serve-kit';
 
 /** Per-game corrections, first match wins (captures named where one shows the quirk). */
 export const QUIRKS: readonly QuirkEntry[] = [

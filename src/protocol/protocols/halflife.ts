@@ -3,23 +3,23 @@
  * `infostring`): Half-Life 1 servers before Steam and GoldSrc servers that still answer them.
  * Codec: legacy/halflife.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
+import type { ProtocolModule, ProtocolQueryOptions, AnswerContext, ServedState } from '../adapter';
 import { ProtocolError } from '../errors';
-import { GoldSrcSplitAssembler, decodeHalfLifeDatagrams, decodeHalfLifeMessage, encodeHalfLifeRequest } from '../legacy/halflife';
+import {
+  GoldSrcSplitAssembler, decodeHalfLifeDatagrams, decodeHalfLifeMessage, encodeHalfLifeRequest, encodeGoldSrcSplit, encodeHalfLifeMessage,
+} from '../legacy/halflife';
 import type { HalfLifeInfo, HalfLifeMessage, HalfLifeSourceInfo } from '../legacy/halflife';
 import { emptyStatus, intOr, nullIfEmpty, recodePairs, rulesOf, textFor } from '../legacy/normalise';
-import type { LegacyQueryOptions } from '../legacy/query-kit';
 import { roundMs, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom } from '../legacy/quirks';
 import type { QuirkEntry } from '../legacy/quirks';
-import { lookupKey, parseBoolOrNull, parseIntOrNull, toRecord } from '../legacy/text';
-import type { HandlerResult } from '../transport/udp-transport';
-import type { ServerStatus } from '../status';
-import type { ServerAddress } from '../types';
-import type { AnswerContext, ServedState } from '../adapter';
-import { encodeGoldSrcSplit, encodeHalfLifeMessage } from '../legacy/halflife';
 import { OOB, kv, startsWith } from '../legacy/serve-kit';
+import { lookupKey, parseBoolOrNull, parseIntOrNull, toRecord } from '../legacy/text';
+import type { ServerStatus } from '../status';
+import type { HandlerResult } from '../transport/udp-transport';
+import type { ServerAddress } from '../types';
 
 export const QUIRKS: readonly QuirkEntry[] = [{ quirks: { ...DEFAULT_QUIRKS, game: 'goldsrc', colors: 'none' }, matches: () => true }];
 

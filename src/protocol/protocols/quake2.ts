@@ -2,19 +2,17 @@
  * Quake 2 family (`status` → `print`): Quake 2, Quake II mods, SOF1, Kingpin. Normalised with the
  * Quake family rules of quake3.ts. Codec: legacy/quake3.ts.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
-import { decodeQuakeResponse, encodeQuake2StatusRequest } from '../legacy/quake3';
+import type { ProtocolModule, ProtocolQueryOptions, ServedState } from '../adapter';
+import { decodeQuakeResponse, encodeQuake2StatusRequest, encodeQuakeResponse } from '../legacy/quake3';
 import type { QuakeResponse } from '../legacy/quake3';
-import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { WHOLE_DATAGRAM, collect, single, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { DEFAULT_QUIRKS, quirksFrom } from '../legacy/quirks';
 import type { LegacyGameQuirks, QuirkEntry } from '../legacy/quirks';
+import { OOB, kv, startsWith } from '../legacy/serve-kit';
 import type { ServerAddress } from '../types';
 import { quakeToStatus } from './quake3';
-import type { ServedState } from '../adapter';
-import { encodeQuakeResponse } from '../legacy/quake3';
-import { OOB, kv, startsWith } from '../legacy/serve-kit';
 
 export const QUIRKS: readonly QuirkEntry[] = [{ quirks: { ...DEFAULT_QUIRKS, game: 'quake2' }, matches: () => true }];
 

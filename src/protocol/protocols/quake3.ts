@@ -4,21 +4,19 @@
  * Quake family normalisation here is shared with Quake 2 (quake2.ts). Codec: legacy/quake3.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
 import { onlyDatagram } from '../adapter';
-import { decodeQuakeResponse, encodeQuake3StatusRequest, QUAKE3_INFO_RESPONSE } from '../legacy/quake3';
-import type { QuakeResponse } from '../legacy/quake3';
+import type { ProtocolModule, ProtocolQueryOptions, ServedState } from '../adapter';
 import { emptyStatus, intOr, nullIfEmpty, recodePairs, rulesOf, textFor } from '../legacy/normalise';
-import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
+import { decodeQuakeResponse, encodeQuake3StatusRequest, QUAKE3_INFO_RESPONSE, encodeQuakeResponse } from '../legacy/quake3';
+import type { QuakeResponse } from '../legacy/quake3';
 import { WHOLE_DATAGRAM, collect, single, withSession } from '../legacy/query-kit';
+import type { LegacyQueryOptions, LegacyQueryResult } from '../legacy/query-kit';
 import { quirksFrom, rawKey as key } from '../legacy/quirks';
 import type { LegacyGameQuirks, QuirkEntry } from '../legacy/quirks';
+import { OOB, kv, startsWith } from '../legacy/serve-kit';
 import { lookupKey, parseBoolOrNull, parseIntOrNull, toRecord } from '../legacy/text';
 import type { ServerStatus, StatusPlayer } from '../status';
 import type { ServerAddress } from '../types';
-import type { ServedState } from '../adapter';
-import { encodeQuakeResponse } from '../legacy/quake3';
-import { OOB, kv, startsWith } from '../legacy/serve-kit';
 
 /** Per-game corrections, first match wins (captures named where one shows the quirk). */
 export const QUIRKS: readonly QuirkEntry[] = [
