@@ -5,7 +5,6 @@ import type { Logger } from '../shared/logger';
 import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from './crawl-jobs';
 import type { ListSourceFactory } from './list-source';
 import { limitInFlight, type Querier } from './querier';
-import { createA2sQuerier } from './queriers/a2s-querier';
 import { createProtocolQuerier } from './queriers/protocol-querier';
 import { createListSourceFactory } from './sources';
 import { createBlockedRangeReader } from './store/blocked-ranges';
@@ -24,8 +23,8 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
 
 export function createDefaultQuerier(config: Config): Querier {
   const options = { timeoutMs: config.queryTimeoutMs, retries: config.queryRetries };
-  // Source servers through the A2S querier, the older protocols through the protocol registry.
-  return createProtocolQuerier(options, createA2sQuerier(options));
+  // Every protocol, Valve A2S included, through the protocol registry.
+  return createProtocolQuerier(options);
 }
 
 export function buildCrawlDeps(input: {

@@ -4,6 +4,7 @@
  */
 export * from './errors';
 export * from './types';
+export { PROTOCOL_IDS, type ProtocolId, type ServerStatus, type StatusPlayer, type StatusRule } from './status';
 export * from './defaults';
 export { linkAbort } from './abort-link';
 export { startDeadline, type Deadline } from './master/deadline';
@@ -18,14 +19,13 @@ export { encodePingRequest, decodePingResponse, encodePingResponse } from './val
 export { decodeResponse, type A2SResponse, type A2SResponseKind } from './valve/a2s-response';
 export { decodeRequest, type A2SRequest, type A2SRequestKind } from './valve/a2s-request';
 export { SplitAssembler, type SplitAssemblerOptions } from './valve/split-packet';
-export { splitResponse, type SplitResponseOptions } from './valve/split-response';
 export { decodeDatagrams } from './valve/decode-datagrams';
 export { quirksFor, type AppQuirks, type PlayerLayout } from './valve/quirks';
 export { decompressBzip2 } from './wire/decompress';
-export { compressBzip2 } from './wire/bzip2-compress';
-export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, defaultTransport, GOLDSRC_INFO_GRACE_MS, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
+export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
+export { defaultTransport } from './transport/default-transport';
 export { UdpTransport, canonicalIp, type DatagramAssembler, type HandlerResult, type ExchangeOptions, type ExchangeResult, type RemoteSession, type UdpTransportOptions, type UdpTransportStats } from './transport/udp-transport';
-// Older protocols (PROTOCOLS-LEGACY.md): codecs, assemblers, normalisation to ServerStatus.
+// Older protocols: codecs (legacy/), their queries and normalisation (protocols/, one module each).
 export * as quake from './legacy/quake3';
 export * as gamespy1 from './legacy/gamespy1';
 export * as gamespy2 from './legacy/gamespy2';
@@ -34,14 +34,23 @@ export * as doom3 from './legacy/doom3';
 export * as halflife from './legacy/halflife';
 export * as ase from './legacy/ase';
 export { stripColorCodes, cleanText, type ColorFamily } from './legacy/color-codes';
-export { legacyQuirksFor, QUERY_PORT_OFFSET, type LegacyProtocol, type LegacyGameQuirks } from './legacy/quirks';
-export { decodeLegacyStatus } from './legacy/decode-status';
-export { quakeToStatus, gamespy1ToStatus, gamespy2ToStatus, gamespy3ToStatus, jc2mpToStatus, doom3ToStatus, halfLifeToStatus, aseToStatus } from './legacy/to-status';
+export { DEFAULT_QUIRKS, quirksFrom, type LegacyProtocol, type LegacyGameQuirks, type QuirkEntry } from './legacy/quirks';
 export type { LegacyDecodeOptions, TextEncoding, KeyValue } from './legacy/text';
-export { queryQuake2, queryQuake3, queryGamespy1, queryGamespy2, queryGamespy3, queryDoom3, queryHalfLife, queryAse, type LegacyQueryOptions, type LegacyQueryResult, type Quake3QueryOptions, type Gamespy3QueryOptions, type Gamespy3Reply, type HalfLifeQueryResult } from './legacy/client';
-export { PROTOCOL_REGISTRY, protocolAdapter, isQueryableProtocol, type ProtocolAdapter, type QueryableProtocolId, type RegistryQueryOptions } from './registry';
+export type { LegacyQueryOptions, LegacyQueryResult } from './legacy/query-kit';
+export { queryQuake3, quakeToStatus, type Quake3QueryOptions } from './protocols/quake3';
+export { queryQuake2 } from './protocols/quake2';
+export { queryGamespy1, gamespy1ToStatus } from './protocols/gamespy1';
+export { queryGamespy2, gamespy2ToStatus } from './protocols/gamespy2';
+export { queryGamespy3, gamespy3ToStatus, jc2mpToStatus, type Gamespy3QueryOptions, type Gamespy3Reply } from './protocols/gamespy3';
+export { queryDoom3, doom3ToStatus } from './protocols/doom3';
+export { queryHalfLife, halfLifeToStatus, type HalfLifeQueryResult } from './protocols/halflife';
+export { queryAse, aseToStatus } from './protocols/ase';
+// One registry of protocols and one table of games: what the crawler, the CLI and the simulator use.
+export type { ProtocolModule, ProtocolQueryOptions } from './adapter';
+export { GAMES, gameById, queryPortOf, type GameEntry } from './games';
+export { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS, protocolAdapter, isQueryableProtocol, decodeStatus, decodeLegacyStatus, legacyQuirksFor, type ProtocolAdapter, type QueryableProtocolId, type RegistryQueryOptions } from './registry';
 export { listQuake3Master, encodeQuake3MasterRequest, decodeQuake3MasterResponse, encodeQuake3MasterResponse, type Quake3MasterListOptions, type Quake3MasterListResult } from './master/quake3-master';
-// List sources: Valve master (seed 001), Steam Web API, management servers (seed 002).
+// List sources: the Valve master, the Steam Web API, management servers.
 export { MasterFilter, buildMasterFilter, formatMasterFilter, parseMasterFilter, assertMasterFilterLength, masterFilterBytes, type MasterFilterNode, type MasterFilterPair, type MasterFilterGroup, type MasterFilterCombinator } from './master/master-filter';
 export { MASTER_REGIONS, ALL_MASTER_REGION_CODES, FIRST_SEED, A2M_GET_SERVERS_BATCH2, M2A_SERVER_BATCH_HEADER, encodeMasterQuery, decodeMasterQuery, encodeMasterResponse, decodeMasterResponse, formatAddress, parseIpv4Address, isMasterRegionCode, masterRegionName, type MasterRegionName, type MasterQuery, type MasterBatch } from './master/valve-master-codec';
 export { listValveMaster, type ValveMasterListOptions, type ValveMasterListResult, type MasterPacing } from './master/valve-master';

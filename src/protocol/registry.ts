@@ -1,87 +1,63 @@
 /**
- * ProtocolId → how to query a game server of that protocol: its default query port (a function of
- * the game port) and a query that ends in the normalised ServerStatus. The crawler and the CLI go
- * through this table, so every protocol is treated alike.
+ * Every queried protocol, listed once. Each protocol is one module (protocols/<protocol>.ts: query,
+ * normalisation to ServerStatus, decoding captures, per-game quirks); this table adds the default
+ * ports from the games table (games.ts). The crawler, the CLI (`gsindex query --protocol`,
+ * `gsindex decode --protocol`) and the simulator reach protocols through here only, so every
+ * protocol, Valve A2S included, is treated alike. Adding a protocol: docs/protocols.md.
  */
+import type { ProtocolModule } from './adapter';
 import { ProtocolError } from './errors';
-import { QUERY_PORT_OFFSET } from './legacy/quirks';
-import type { LegacyProtocol } from './legacy/quirks';
-import { queryAse, queryDoom3, queryGamespy1, queryGamespy2, queryGamespy3, queryHalfLife, queryQuake2, queryQuake3 } from './legacy/client';
-import type { LegacyQueryOptions } from './legacy/client';
-import { aseToStatus, doom3ToStatus, gamespy1ToStatus, gamespy2ToStatus, gamespy3ToStatus, halfLifeToStatus, jc2mpToStatus, quakeToStatus } from './legacy/to-status';
+import { GAMES, type GameEntry } from './games';
+import type { LegacyGameQuirks, LegacyProtocol } from './legacy/quirks';
+import { aseProtocol } from './protocols/ase';
+import { doom3Protocol } from './protocols/doom3';
+import { gamespy1Protocol } from './protocols/gamespy1';
+import { gamespy2Protocol } from './protocols/gamespy2';
+import { gamespy3Protocol } from './protocols/gamespy3';
+import { halflifeProtocol } from './protocols/halflife';
+import { quake2Protocol } from './protocols/quake2';
+import { quake3Protocol } from './protocols/quake3';
+import { sourceProtocol } from './protocols/source';
 import type { ProtocolId, ServerStatus } from './status';
-import type { ServerAddress } from './types';
-import { queryServer } from './valve/client';
-import { serverQueryToStatus } from './valve/server-status';
 
-export type RegistryQueryOptions = LegacyQueryOptions;
-
-export interface ProtocolAdapter {
-  id: ProtocolId;
-  /** The port queries go to when only the game port is known. */
-  defaultQueryPort(gamePort: number): number;
-  /** Query one game server; failures are ProtocolErrors (TIMEOUT for a silent server). */
-  queryStatus(address: ServerAddress, options?: RegistryQueryOptions): Promise<ServerStatus>;
-}
-
-function legacy(id: LegacyProtocol, query: (address: ServerAddress, options: RegistryQueryOptions) => Promise<ServerStatus>): ProtocolAdapter {
-  return {
-    id,
-    defaultQueryPort: (gamePort) => gamePort + QUERY_PORT_OFFSET[id],
-    queryStatus: (address, options = {}) => query(address, options),
-  };
-}
-
-const withPing = (status: ServerStatus, pingMs: number | null, partial: boolean): ServerStatus => ({ ...status, pingMs, ...(partial ? { partial: true } : {}) });
-
+/** The protocols a server can be queried with ('bomberman' servers report their own state). */
 export type QueryableProtocolId = Exclude<ProtocolId, 'bomberman'>;
 
-export const PROTOCOL_REGISTRY: Readonly<Record<QueryableProtocolId, ProtocolAdapter>> = {
-  source: {
-    id: 'source',
-    defaultQueryPort: (gamePort) => gamePort,
-    queryStatus: async (address, options = {}) => {
-      const result = await queryServer(address, options);
-      const status = serverQueryToStatus(result);
-      if (status === null) throw result.errors.info ?? new ProtocolError('TIMEOUT', 'no A2S_INFO answer');
-      return status;
-    },
-  },
-  quake2: legacy('quake2', async (a, o) => {
-    const r = await queryQuake2(a, o);
-    return withPing(quakeToStatus(r.reply, 'quake2'), r.pingMs, r.partial);
-  }),
-  quake3: legacy('quake3', async (a, o) => {
-    const r = await queryQuake3(a, o);
-    return withPing(quakeToStatus(r.reply, 'quake3'), r.pingMs, r.partial);
-  }),
-  gamespy1: legacy('gamespy1', async (a, o) => {
-    const r = await queryGamespy1(a, o);
-    return withPing(gamespy1ToStatus(r.reply), r.pingMs, r.partial);
-  }),
-  gamespy2: legacy('gamespy2', async (a, o) => {
-    const r = await queryGamespy2(a, o);
-    return withPing(gamespy2ToStatus([r.reply]), r.pingMs, r.partial);
-  }),
-  gamespy3: legacy('gamespy3', async (a, o) => {
-    const r = await queryGamespy3(a, o);
-    const reply = r.reply;
-    const status = reply.kind === 'split' ? gamespy3ToStatus(reply.response) : reply.kind === 'jc2mp' ? jc2mpToStatus(reply.response) : { ...gamespy2ToStatus([reply.response]), protocol: 'gamespy3' as const };
-    return withPing(status, r.pingMs, r.partial);
-  }),
-  doom3: legacy('doom3', async (a, o) => {
-    const r = await queryDoom3(a, o);
-    return withPing(doom3ToStatus(r.reply), r.pingMs, r.partial);
-  }),
-  halflife: legacy('halflife', async (a, o) => {
-    const r = await queryHalfLife(a, o);
-    return withPing(halfLifeToStatus(r.messages), r.pingMs, false);
-  }),
-  ase: legacy('ase', async (a, o) => {
-    const r = await queryAse(a, o);
-    return withPing(aseToStatus(r.reply), r.pingMs, r.partial);
-  }),
+/** Query options every protocol takes. */
+export type { ProtocolQueryOptions as RegistryQueryOptions } from './adapter';
+
+export interface ProtocolAdapter extends ProtocolModule {
+  id: QueryableProtocolId;
+  /** The protocol's usual game: the first game of the games table that speaks it. */
+  defaultGame: GameEntry;
+  /** The port queries go to when only the game port is known (the usual game's offset). */
+  defaultQueryPort(gamePort: number): number;
+}
+
+const MODULES: Readonly<Record<QueryableProtocolId, ProtocolModule>> = {
+  source: sourceProtocol,
+  quake2: quake2Protocol,
+  quake3: quake3Protocol,
+  gamespy1: gamespy1Protocol,
+  gamespy2: gamespy2Protocol,
+  gamespy3: gamespy3Protocol,
+  doom3: doom3Protocol,
+  halflife: halflifeProtocol,
+  ase: aseProtocol,
 };
+
+function withPorts(id: QueryableProtocolId, module: ProtocolModule): ProtocolAdapter {
+  const game = GAMES.find((g) => g.protocol === id);
+  if (game === undefined) throw new Error(`games.ts lists no game for protocol ${id}`);
+  return { ...module, id, defaultGame: game, defaultQueryPort: (gamePort) => gamePort + (game.queryPortOffset ?? 0) };
+}
+
+export const PROTOCOL_REGISTRY: Readonly<Record<QueryableProtocolId, ProtocolAdapter>> = Object.fromEntries(
+  Object.entries(MODULES).map(([id, module]) => [id, withPorts(id as QueryableProtocolId, module)]),
+) as Record<QueryableProtocolId, ProtocolAdapter>;
+
+/** Every queried protocol, in the registry's order. */
+export const QUERYABLE_PROTOCOL_IDS = Object.keys(MODULES) as readonly QueryableProtocolId[];
 
 export function isQueryableProtocol(id: string): id is QueryableProtocolId {
   return Object.prototype.hasOwnProperty.call(PROTOCOL_REGISTRY, id);
@@ -91,4 +67,19 @@ export function isQueryableProtocol(id: string): id is QueryableProtocolId {
 export function protocolAdapter(id: ProtocolId | string): ProtocolAdapter {
   if (!isQueryableProtocol(id)) throw new ProtocolError('NOT_SUPPORTED', `protocol '${id}' is not queried`);
   return PROTOCOL_REGISTRY[id];
+}
+
+/** Captured reply datagrams of one protocol → ServerStatus (`gsindex decode --protocol`, tests). */
+export function decodeStatus(protocol: QueryableProtocolId, packets: readonly Buffer[]): ServerStatus {
+  const decode = PROTOCOL_REGISTRY[protocol].decodeStatus;
+  if (decode === undefined) throw new ProtocolError('NOT_SUPPORTED', `protocol '${protocol}' has no capture decoder here`);
+  return decode(packets);
+}
+
+/** The older protocols' decoder, by its former name. */
+export const decodeLegacyStatus = (protocol: LegacyProtocol, packets: readonly Buffer[]): ServerStatus => decodeStatus(protocol, packets);
+
+/** The quirks a protocol's normalisation applies to a reply with these raw key/values. */
+export function legacyQuirksFor(protocol: LegacyProtocol, raw: Readonly<Record<string, string>>): LegacyGameQuirks {
+  return PROTOCOL_REGISTRY[protocol].quirksFor!(raw);
 }

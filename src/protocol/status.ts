@@ -13,7 +13,7 @@ export type ProtocolId =
   | 'doom3'
   | 'halflife' // WON-era string queries
   | 'ase'
-  | 'bomberman'; // seed 002 management server: state is what the game server reports, never queried
+  | 'bomberman'; // servers of the management server (docs/list-sources.md): state is what the game server reports, never queried
 
 export const PROTOCOL_IDS: readonly ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase', 'bomberman'];
 

@@ -1,4 +1,4 @@
-import type { SimBehaviour } from './fleet-spec';
+import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 
 /** A well-behaved modern Source server: answers everything at once, no challenge, splits past 1248 bytes. */
 export const DEFAULT_SIM_BEHAVIOUR: SimBehaviour = {
@@ -17,3 +17,8 @@ export const DEFAULT_SIM_BEHAVIOUR: SimBehaviour = {
   malformed: false,
   answersRules: true,
 };
+
+/** The behaviour a spec gets, defaults filled in. */
+export function behaviourOf(spec: SimServerSpec): SimBehaviour {
+  return { ...DEFAULT_SIM_BEHAVIOUR, ...spec.behaviour };
+}

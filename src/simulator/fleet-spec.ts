@@ -94,3 +94,19 @@ export interface SimBehaviour {
   /** Answers A2S_RULES at all (many servers have rules disabled). */
   answersRules: boolean;
 }
+
+/** Datagrams to send, and after how long. */
+export interface SimReply {
+  datagrams: Buffer[];
+  delayMs: number;
+}
+
+export interface SimServerStats {
+  requests: number;
+  garbage: number;
+  challengesSent: number;
+  repliesSent: number;
+  datagramsDropped: number;
+  /** Set when compression was asked for but the bzip2 program is missing. */
+  compressionUnavailable?: boolean;
+}

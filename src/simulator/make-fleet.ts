@@ -3,11 +3,13 @@
  * options, so several processes can each build their own slice (makeServerSpec) and a master
  * simulator can list the very servers an A2S fleet answers for.
  */
-import { DEFAULT_SIM_BEHAVIOUR } from './behaviour';
+import { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS } from '../protocol/registry';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from './games';
-import type { LegacySimProtocol } from './legacy-server';
+import { isLegacySimProtocol, type LegacySimProtocol } from './legacy-server';
 import { Random, hash32 } from './random';
+
+export { behaviourOf } from './behaviour';
 
 /** Master region codes: 0x00-0x07 and 0xFF (rest of the world). */
 export const SIM_REGIONS: readonly number[] = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xff];
@@ -40,10 +42,11 @@ export interface FleetMix {
   legacyProtocols?: number;
 }
 
-/** The older protocols a mixed fleet draws from, and how far each one's query port is from the game port. */
-const LEGACY_FLEET_PROTOCOLS: ReadonlyArray<[LegacySimProtocol, number]> = [
-  ['quake2', 0], ['quake3', 0], ['gamespy1', 1], ['gamespy2', 0], ['gamespy3', 0], ['doom3', 0], ['halflife', 0], ['ase', 123],
-];
+/**
+ * The older protocols a mixed fleet draws from (every protocol of the registry but A2S, in its order),
+ * and how far each one's query port is from the game port (its usual game's, in the games table).
+ */
+const LEGACY_FLEET_PROTOCOLS: ReadonlyArray<[LegacySimProtocol, number]> = QUERYABLE_PROTOCOL_IDS.filter(isLegacySimProtocol).map((id) => [id, PROTOCOL_REGISTRY[id].defaultGame.queryPortOffset ?? 0]);
 
 /** A fleet that looks like the real world: mostly well-behaved, with every oddity represented. */
 export const DEFAULT_FLEET_MIX: FleetMix = {
@@ -158,10 +161,6 @@ export function makeFleet(options: MakeFleetOptions): SimServerSpec[] {
   return specs;
 }
 
-/** The behaviour a spec gets, defaults filled in. */
-export function behaviourOf(spec: SimServerSpec): SimBehaviour {
-  return { ...DEFAULT_SIM_BEHAVIOUR, ...spec.behaviour };
-}
 
 const TOTAL_WEIGHT = SIM_GAMES.reduce((sum, g) => sum + g.weight, 0);
 

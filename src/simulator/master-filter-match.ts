@@ -1,6 +1,6 @@
 /**
  * How the simulated list sources (UDP master, Steam Web API) apply a master filter to a simulated server.
- * Semantics follow SPEC.md's list of filters; keys the master does not know match everything, as on the real
+ * Semantics follow the Valve master server query protocol's list of filters (docs/list-sources.md); keys the master does not know match everything, as on the real
  * one. String comparisons are case-insensitive; name_match / version_match take '*' wildcards and must
  * match the whole value. collapse_addr_hash works on the whole list (see applyMasterFilter).
  */

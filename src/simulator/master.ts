@@ -1,12 +1,12 @@
 /**
- * A simulated Valve UDP master (seed 001) over a simulated fleet: it answers 0x31 queries by region and
+ * A simulated Valve UDP master over a simulated fleet: it answers 0x31 queries by region and
  * filter, 231 addresses a packet, paging by seed, and rate-limits each source IP like the real one (about
  * 30 packets a minute, then a minute of silence; configurable, and off for benchmarks).
  *
  * Paging is stateless: the list for (region, filter) is fixed by fleet order, and a seed continues after
  * itself in that list (a seed not in the list restarts it). The real master's "new source port restarts the
  * listing" is therefore not modelled; the client keeps one socket anyway. Region 0xFF returns the whole
- * world (SPEC.md) unless `restIsWorld` is false. Only IPv4 servers are listed (entries have 4 octets).
+ * world (as the Valve master server query protocol documents) unless `restIsWorld` is false. Only IPv4 servers are listed (entries have 4 octets).
  */
 import dgram from 'node:dgram';
 import { MASTER_ADDRESSES_PER_PACKET } from '../protocol/defaults';

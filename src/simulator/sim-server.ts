@@ -11,30 +11,16 @@ import { encodePingResponse } from '../protocol/valve/a2a-ping';
 import { encodePlayersResponse } from '../protocol/valve/a2s-player';
 import { decodeRequest } from '../protocol/valve/a2s-request';
 import { encodeRulesResponse } from '../protocol/valve/a2s-rules';
-import { splitResponse } from '../protocol/valve/split-response';
+import { splitResponse } from './split-response';
 import { playersOf, rulesOf } from './content';
 import { LegacySimServer, isLegacySimProtocol } from './legacy-server';
-import type { SimBehaviour, SimServerSpec } from './fleet-spec';
-import { behaviourOf } from './make-fleet';
+import { behaviourOf } from './behaviour';
+import type { SimBehaviour, SimReply, SimServerSpec, SimServerStats } from './fleet-spec';
 import { Random, hash32, hashString } from './random';
 
+export type { SimReply, SimServerStats } from './fleet-spec';
+
 const THE_SHIP_APP_ID = 2400;
-
-/** Datagrams to send, and after how long. */
-export interface SimReply {
-  datagrams: Buffer[];
-  delayMs: number;
-}
-
-export interface SimServerStats {
-  requests: number;
-  garbage: number;
-  challengesSent: number;
-  repliesSent: number;
-  datagramsDropped: number;
-  /** Set when compression was asked for but the bzip2 program is missing. */
-  compressionUnavailable?: boolean;
-}
 
 type ContentKind = 'source-info' | 'goldsrc-info' | 'players' | 'rules';
 

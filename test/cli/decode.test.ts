@@ -4,7 +4,8 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { run } from '../../src/cli/commands/decode';
-import { encodeInfoResponse, encodePlayersResponse, splitResponse, encodeRulesResponse } from '../../src/protocol';
+import { encodeInfoResponse, encodePlayersResponse, encodeRulesResponse } from '../../src/protocol';
+import { splitResponse } from '../../src/simulator/split-response';
 
 async function decode(input: string, argv: string[] = []): Promise<{ code: number; lines: unknown[]; stderr: string }> {
   const stdout = new PassThrough();

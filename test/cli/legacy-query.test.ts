@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { run as runDecode } from '../../src/cli/commands/decode';
 import { extractProtocol, sourceQueryArgv } from '../../src/cli/commands/legacy-query';
 import { run as runQuery } from '../../src/cli/commands/query';
+import { parseAddressListEntry } from '../../src/crawler/sources/address-list-entries';
 import { encodeAseResponse } from '../../src/protocol/legacy/ase';
 import { playersOf } from '../../src/simulator/content';
 import { startFleet } from '../../src/simulator/fleet';
@@ -65,9 +66,18 @@ describe('gsindex query --protocol against simulated servers', () => {
     expect(json.raw.sv_hostname).toBe(quake3.state.name);
   });
 
-  it('applies the ASE +123 offset to the game port, and --query-port overrides it', async () => {
+  it('takes the query port the crawler stores and the API shows (ASE: the game port + 123)', async () => {
+    // An address list names an ASE server by its query port and game port, as the crawler stores it.
+    const listed = parseAddressListEntry(`ase://${ase.host}:${ase.queryPort} game=${ase.queryPort - 123}`, 'source');
+    expect(listed).toMatchObject({ queryPort: ase.queryPort, gamePort: ase.queryPort - 123 });
     const c = capture();
-    expect(await runQuery([`${ase.host}:${ase.queryPort - 123}`, '--protocol', 'ase', '--timeout', '1000'], c.io)).toBe(0);
+    expect(await runQuery([`${listed!.host}:${listed!.queryPort}`, '--protocol', 'ase', '--json', '--timeout', '1000'], c.io)).toBe(0);
+    expect(JSON.parse(c.out())).toMatchObject({ status: { protocol: 'ase', name: ase.state.name, players: 3 } });
+  });
+
+  it('applies the ASE +123 offset to --game-port, and --query-port overrides it', async () => {
+    const c = capture();
+    expect(await runQuery([ase.host, '--game-port', String(ase.queryPort - 123), '--protocol', 'ase', '--timeout', '1000'], c.io)).toBe(0);
     expect(c.out()).toContain(`Name     ${ase.state.name}`);
     for (const p of playersOf(ase)) expect(c.out()).toContain(p.name);
     expect(c.out()).toContain('Raw (');

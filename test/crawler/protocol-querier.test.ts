@@ -1,4 +1,3 @@
-import { createA2sQuerier } from '../../src/crawler/queriers/a2s-querier';
 import { createProtocolQuerier } from '../../src/crawler/queriers/protocol-querier';
 import { protocolAdapter } from '../../src/protocol/registry';
 import { UdpTransport } from '../../src/protocol/transport/udp-transport';
@@ -23,7 +22,7 @@ describe('the crawler querier for every protocol', () => {
 
   it('answers a simulated server of each protocol with its normalised status', async () => {
     const options = { timeoutMs: 800, retries: 1, transport };
-    const querier = createProtocolQuerier(options, createA2sQuerier(options));
+    const querier = createProtocolQuerier(options);
     for (const [i, spec] of fleet.specs.entries()) {
       const protocol = PROTOCOLS[i]!;
       const outcome = await querier.query({ serverId: i, host: spec.host, queryPort: spec.queryPort, protocol }, AbortSignal.timeout(2000));
@@ -34,7 +33,7 @@ describe('the crawler querier for every protocol', () => {
   it('a Source server gets the same status from the crawler as from the protocol registry (one mapping)', async () => {
     const options = { timeoutMs: 800, retries: 1, transport };
     const spec = fleet.specs[0]!;
-    const outcome = await createA2sQuerier(options).query({ serverId: 0, host: spec.host, queryPort: spec.queryPort, protocol: 'source' }, AbortSignal.timeout(2000));
+    const outcome = await createProtocolQuerier(options).query({ serverId: 0, host: spec.host, queryPort: spec.queryPort, protocol: 'source' }, AbortSignal.timeout(2000));
     const fromRegistry = await protocolAdapter('source').queryStatus({ host: spec.host, port: spec.queryPort }, options);
     if (outcome.kind !== 'answered') throw new Error(`not answered: ${JSON.stringify(outcome)}`);
     expect({ ...outcome.status, pingMs: null }).toEqual({ ...fromRegistry, pingMs: null });
@@ -44,7 +43,7 @@ describe('the crawler querier for every protocol', () => {
 
   it('never queries a protocol that is not queried, and turns silence into a failed outcome', async () => {
     const options = { timeoutMs: 150, retries: 0, transport };
-    const querier = createProtocolQuerier(options, createA2sQuerier(options));
+    const querier = createProtocolQuerier(options);
     const spec = fleet.specs[0]!;
     expect(await querier.query({ serverId: 1, host: spec.host, queryPort: spec.queryPort, protocol: 'bomberman' }, AbortSignal.timeout(1000))).toMatchObject({ kind: 'failed', code: 'NOT_SUPPORTED' });
     // A Source server asked in Doom 3's language says nothing.

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { extractProtocol, isLegacyCliProtocol, runLegacyDecode } from './legacy-query';
+import { LEGACY_CLI_PROTOCOLS, extractProtocol, isLegacyCliProtocol, runLegacyDecode } from './legacy-query';
 import { decodeDatagrams, isProtocolError, ProtocolError } from '../../protocol';
 import { defineCommand } from '../define-command';
 
@@ -34,7 +34,7 @@ valid UTF-8 carry their exact bytes in a *Hex field; 64-bit ids are decimal stri
 
 options:
   --app-id N   the app id a client knows from A2S_INFO (2400 = The Ship's player layout)
-  --protocol P source (default) or an older protocol (quake2|quake3|gamespy1|gamespy2|gamespy3|doom3|halflife|ase):
+  --protocol P source (default) or an older protocol (${LEGACY_CLI_PROTOCOLS.join('|')}):
                prints the normalised result with its raw key/values (gsindex decode --protocol quake3 --help)
   -h, --help   this text
 

@@ -3,9 +3,11 @@
  * (quake2, quake3, gamespy1, gamespy2, gamespy3, doom3, halflife, ase): kept apart from the A2S
  * commands, which call in here only when `--protocol` names one of these.
  *
- *   gsindex query HOST:PORT --protocol P [--query-port N] [--json] [--timeout MS] [--retries N]
- *     PORT is the GAME port; the protocol's query-port offset is applied (ASE +123, GameSpy v1 +1),
- *     --query-port overrides it. Prints the normalised ServerStatus with its raw key/values beside it.
+ *   gsindex query HOST[:PORT] --protocol P [--game-port N | --query-port N] [--json] [--timeout MS] [--retries N]
+ *     PORT is the QUERY port, the one the crawler stores and the API shows as queryPort (for ASE the
+ *     game port + 123, for GameSpy v1 the game port + 1). --game-port N asks at the protocol's usual
+ *     offset from a game port instead; without a port, the protocol's usual game's query port (games
+ *     table, src/protocol/games.ts). Prints the normalised ServerStatus with its raw key/values beside it.
  *   gsindex decode --protocol P
  *     one reply per input line (its datagrams in hex, space-separated) → one JSON line
  *     {"status":{...},"raw":{...}} or {"error":{code,message,offset}}.
@@ -14,21 +16,15 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_TIMEOUT_MS, ProtocolError, isProtocolError } from '../../protocol';
-import { decodeLegacyStatus } from '../../protocol/legacy/decode-status';
-import type { LegacyProtocol } from '../../protocol/legacy/quirks';
-import { protocolAdapter } from '../../protocol/registry';
+import {
+  DEFAULT_TIMEOUT_MS, ProtocolError, QUERYABLE_PROTOCOL_IDS, decodeStatus, isProtocolError, protocolAdapter, queryPortOf,
+  type LegacyProtocol, type ServerAddress, type ServerStatus,
+} from '../../protocol';
 import { defineCommand } from '../define-command';
-import type { ServerStatus } from '../../protocol/status';
-import type { ServerAddress } from '../../protocol/types';
 
-export const LEGACY_CLI_PROTOCOLS: readonly LegacyProtocol[] = ['quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase'];
-const ALL_CLI_PROTOCOLS = ['source', ...LEGACY_CLI_PROTOCOLS].join('|');
-
-/** The usual game port when HOST has none (PROTOCOLS-LEGACY.md §9). */
-const DEFAULT_GAME_PORT: Record<LegacyProtocol, number> = {
-  quake2: 27910, quake3: 27960, gamespy1: 7777, gamespy2: 2302, gamespy3: 64087, doom3: 27666, halflife: 27015, ase: 22003,
-};
+/** Every protocol of the registry but A2S, which the A2S query and decode commands serve themselves. */
+export const LEGACY_CLI_PROTOCOLS: readonly LegacyProtocol[] = QUERYABLE_PROTOCOL_IDS.filter((id): id is LegacyProtocol => id !== 'source');
+const ALL_CLI_PROTOCOLS = QUERYABLE_PROTOCOL_IDS.join('|');
 
 export function isLegacyCliProtocol(name: string): name is LegacyProtocol {
   return (LEGACY_CLI_PROTOCOLS as readonly string[]).includes(name);
@@ -56,18 +52,19 @@ export function extractProtocol(argv: readonly string[]): { protocol: string | n
 }
 
 /**
- * For `--protocol source`: argv for the A2S query command, with `--query-port N` folded into
- * HOST:PORT (for Source the query port is the game port unless told otherwise).
+ * For `--protocol source`: argv for the A2S query command, with `--query-port N` (or `--game-port N`)
+ * folded into HOST:PORT (for Source the query port is the game port unless told otherwise).
  */
 export function sourceQueryArgv(rest: readonly string[]): string[] {
   const out: string[] = [];
   let queryPort: string | null = null;
   for (let i = 0; i < rest.length; i += 1) {
     const arg = rest[i]!;
-    if (arg === '--query-port') {
+    // A2S answers at the game port: --game-port and --query-port name the same port.
+    if (arg === '--query-port' || arg === '--game-port') {
       queryPort = rest[i + 1] ?? '';
       i += 1;
-    } else if (arg.startsWith('--query-port=')) queryPort = arg.slice('--query-port='.length);
+    } else if (arg.startsWith('--query-port=') || arg.startsWith('--game-port=')) queryPort = arg.slice(arg.indexOf('=') + 1);
     else out.push(arg);
   }
   if (queryPort === null) return out;
@@ -140,16 +137,17 @@ export interface LegacyCommandIo {
   stderr: { write(text: string): unknown };
 }
 
-const QUERY_USAGE = `usage: gsindex query HOST:PORT --protocol ${ALL_CLI_PROTOCOLS} [--query-port N] [--json] [--timeout MS] [--retries N]
+const QUERY_USAGE = `usage: gsindex query HOST[:PORT] --protocol ${ALL_CLI_PROTOCOLS} [--game-port N | --query-port N] [--json] [--timeout MS] [--retries N]
 
-  PORT          the game port; the protocol's query port is derived from it (ASE +123, GameSpy v1 +1)
-  --query-port  where to send the query instead (e.g. BF2 29900, MOHAA game+97)
+  PORT          the query port, as the API shows it (queryPort); default: the protocol's usual one
+  --game-port   ask at the query port derived from this game port (ASE +123, GameSpy v1 +1)
+  --query-port  where to send the query, whatever PORT says (e.g. BF2 29900, MOHAA game+97)
   --json        print {"status":{...},"raw":{...},"playersRaw":[...]}`;
 
 const queryCommand = defineCommand({
   name: 'query',
   usage: QUERY_USAGE,
-  options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' }, 'query-port': { type: 'string' } },
+  options: { json: { type: 'boolean' }, timeout: { type: 'string' }, retries: { type: 'string' }, 'query-port': { type: 'string' }, 'game-port': { type: 'string' } },
   allowPositionals: true,
 });
 
@@ -167,8 +165,10 @@ export async function runLegacyQuery(protocol: LegacyProtocol, argv: string[], i
   let address: ServerAddress;
   try {
     const target = splitHostPort(positionals[0]!);
-    const gamePort = checkPort(target.port ?? DEFAULT_GAME_PORT[protocol], 'PORT');
-    const queryPort = values['query-port'] === undefined ? adapter.defaultQueryPort(gamePort) : checkPort(Number(values['query-port']), '--query-port');
+    // The port the crawler stores and the API shows is the query port: take it as it is.
+    let queryPort = target.port === null ? queryPortOf(adapter.defaultGame) : checkPort(target.port, 'PORT');
+    if (values['game-port'] !== undefined) queryPort = adapter.defaultQueryPort(checkPort(Number(values['game-port']), '--game-port'));
+    if (values['query-port'] !== undefined) queryPort = checkPort(Number(values['query-port']), '--query-port');
     address = { host: await resolveHost(target.host), port: checkPort(queryPort, 'the query port') };
   } catch (err) {
     io.stderr.write(`gsindex query: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -210,7 +210,7 @@ export async function runLegacyDecode(protocol: LegacyProtocol, argv: string[], 
         if (!/^(?:[0-9a-fA-F]{2})+$/.test(token)) throw new ProtocolError('INVALID_ARGUMENT', `datagram ${i + 1} is not an even-length hex string`);
         return Buffer.from(token, 'hex');
       });
-      out = JSON.stringify(statusJson(decodeLegacyStatus(protocol, packets)));
+      out = JSON.stringify(statusJson(decodeStatus(protocol, packets)));
     } catch (err) {
       failed = true;
       const error = isProtocolError(err)

@@ -8,7 +8,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { extractProtocol, isLegacyCliProtocol, runLegacyQuery, sourceQueryArgv } from './legacy-query';
-import { DEFAULT_A2S_PORT, DEFAULT_TIMEOUT_MS, ProtocolError, queryServer, type ServerAddress, type ServerQueryPart, type ServerQueryResult } from '../../protocol';
+import { DEFAULT_A2S_PORT, DEFAULT_TIMEOUT_MS, ProtocolError, QUERYABLE_PROTOCOL_IDS, queryServer, type ServerAddress, type ServerQueryPart, type ServerQueryResult } from '../../protocol';
 import { defineCommand } from '../define-command';
 import type { CommandIo } from './io';
 
@@ -19,8 +19,8 @@ Queries one game server over Valve A2S (info, players, rules).
   --json      print {"info","players","rules","pingMs"} (failed parts null, explained in "errors")
   --timeout   milliseconds each part may take, challenge rounds and re-sends included (default ${DEFAULT_TIMEOUT_MS})
   --retries   re-sends of an unanswered request within that time (default 1)
-  --protocol  source (default) | quake2 | quake3 | gamespy1 | gamespy2 | gamespy3 | doom3 | halflife | ase
-              (older protocols: PORT is the game port; see gsindex query --protocol quake3 --help)`;
+  --protocol  ${QUERYABLE_PROTOCOL_IDS.join(' | ')} (source is the default)
+              (PORT is the query port the API shows; see gsindex query --protocol quake3 --help)`;
 
 const command = defineCommand({
   name: 'query',

@@ -1,12 +1,12 @@
 /**
- * The crawler's querier for every protocol: Source servers go to the A2S querier (INFO, PLAYER,
- * RULES with its own outcome rules); every other queryable protocol goes through the protocol
- * registry and ends in the same normalised ServerStatus. A protocol that is never queried
- * ('bomberman': its state is what the server reports) is a NOT_SUPPORTED outcome.
+ * The crawler's querier for every protocol, Valve A2S included: each target goes to its protocol's
+ * adapter in the protocol registry and ends in the normalised ServerStatus. A server that answers is
+ * 'answered' (an A2S server that answers INFO is, whatever PLAYER and RULES do); one that does not is
+ * 'failed' with the ProtocolError's code. A protocol that is never queried ('bomberman': its state is
+ * what the server reports) is a NOT_SUPPORTED outcome. Every query goes through one transport (the
+ * one given, else the process-wide one), so a worker keeps one socket for all its queries.
  */
-import { ProtocolError } from '../../protocol/errors';
-import { isQueryableProtocol, protocolAdapter } from '../../protocol/registry';
-import type { UdpTransport } from '../../protocol/transport/udp-transport';
+import { ProtocolError, isQueryableProtocol, protocolAdapter, type UdpTransport } from '../../protocol';
 import type { Querier, QueryOutcome, QueryTarget } from '../querier';
 
 export interface ProtocolQuerierOptions {
@@ -15,10 +15,9 @@ export interface ProtocolQuerierOptions {
   transport?: UdpTransport;
 }
 
-export function createProtocolQuerier(options: ProtocolQuerierOptions, source: Querier): Querier {
+export function createProtocolQuerier(options: ProtocolQuerierOptions): Querier {
   return {
     async query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome> {
-      if (target.protocol === 'source') return source.query(target, signal);
       if (!isQueryableProtocol(target.protocol)) return { kind: 'failed', code: 'NOT_SUPPORTED', message: `protocol ${target.protocol} is not queried` };
       try {
         const status = await protocolAdapter(target.protocol).queryStatus(

@@ -4,7 +4,7 @@
  * (the seed's own examples are), other messages before it are skipped, numeric strings are numbers.
  */
 import net from 'node:net';
-import { DEFAULT_MANAGEMENT_TIMEOUT_MS, MANAGEMENT_SERVER_PORT } from '../defaults';
+import { DEFAULT_MANAGEMENT_TIMEOUT_MS, MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_REPLY_BYTES } from '../defaults';
 import { ProtocolError } from '../errors';
 import { startDeadline } from './deadline';
 import { MS_QUERY_GAME_SERVERS, type QueryGameServersReply, readQueryGameServersReply } from './management-messages';
@@ -68,7 +68,7 @@ export class JsonObjectFramer {
 
 export function queryManagementServer(options: ManagementQueryOptions): Promise<QueryGameServersReply> {
   const port = options.port ?? MANAGEMENT_SERVER_PORT;
-  const maxReplyBytes = options.maxReplyBytes ?? 8 * 1024 * 1024;
+  const maxReplyBytes = options.maxReplyBytes ?? MAX_MANAGEMENT_REPLY_BYTES;
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: options.host, port });
     const framer = new JsonObjectFramer();

@@ -17,15 +17,14 @@
 import { ProtocolError } from '../errors';
 import type { HandlerResult, RemoteSession } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from '../defaults';
-import { defaultTransport } from '../valve/client';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, QUAKE3_MASTER_ADDRESSES_PER_DATAGRAM } from '../defaults';
+import { defaultTransport } from '../transport/default-transport';
 import { startDeadline } from './deadline';
 import type { UdpTransport } from '../transport/udp-transport';
 
 const OOB = Buffer.from([0xff, 0xff, 0xff, 0xff]);
 export const QUAKE3_MASTER_RESPONSE = 'getserversResponse';
 export const QUAKE3_MASTER_EXT_RESPONSE = 'getserversExtResponse';
-export const DEFAULT_QUAKE3_MASTER_PORT = 27950;
 /** Quake 3 1.32's network protocol, what ioquake3's master lists by default. */
 export const QUAKE3_PROTOCOL_VERSION = 68;
 
@@ -109,7 +108,7 @@ export function decodeQuake3MasterResponse(packet: Buffer): Quake3MasterDatagram
 
 /** Server side (simulator, tests): the listing in datagrams of at most `perDatagram` records, EOT last. */
 export function encodeQuake3MasterResponse(servers: readonly ServerAddress[], options: { perDatagram?: number; extended?: boolean } = {}): Buffer[] {
-  const perDatagram = options.perDatagram ?? 200;
+  const perDatagram = options.perDatagram ?? QUAKE3_MASTER_ADDRESSES_PER_DATAGRAM;
   const header = Buffer.concat([OOB, Buffer.from(options.extended === true ? QUAKE3_MASTER_EXT_RESPONSE : QUAKE3_MASTER_RESPONSE, 'latin1')]);
   const records = servers.map((s) => {
     const port = Buffer.alloc(2);

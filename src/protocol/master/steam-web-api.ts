@@ -12,6 +12,11 @@ import {
   MAX_MASTER_FILTER_BYTES,
   MAX_RETRY_AFTER_MS,
   STEAM_WEB_API_MAX_PER_CALL,
+  DEFAULT_RETRY_AFTER_MS,
+  DEFAULT_STEAM_WEB_API_MAX_CALLS,
+  DEFAULT_STEAM_WEB_API_RATE_LIMITED_RETRIES,
+  DEFAULT_STEAM_WEB_API_RETRIES,
+  DEFAULT_STEAM_WEB_API_RETRY_DELAY_MS,
 } from '../defaults';
 import { ProtocolError } from '../errors';
 import { startDeadline } from './deadline';
@@ -119,8 +124,8 @@ interface CallContext {
 /** One GetServerList call, with re-tries; returns the raw records. */
 async function callGetServerList(ctx: CallContext, filter: string): Promise<unknown[]> {
   const { options } = ctx;
-  const retries = options.retries ?? 2;
-  const maxRateLimited = options.maxRateLimitedRetries ?? 5;
+  const retries = options.retries ?? DEFAULT_STEAM_WEB_API_RETRIES;
+  const maxRateLimited = options.maxRateLimitedRetries ?? DEFAULT_STEAM_WEB_API_RATE_LIMITED_RETRIES;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
   let failures = 0;
   let rateLimited = 0;
@@ -139,7 +144,7 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
       const response = await (options.fetch ? options.fetch(url.toString(), init) : fetch(url, init));
       if (response.status === 429) {
         await response.body?.cancel();
-        const waitMs = parseRetryAfterMs(response.headers.get('retry-after')) ?? 60_000;
+        const waitMs = parseRetryAfterMs(response.headers.get('retry-after')) ?? DEFAULT_RETRY_AFTER_MS;
         if (++rateLimited > maxRateLimited || waitMs > maxRetryAfterMs) {
           throw new ProtocolError('RATE_LIMITED', `Steam Web API answered 429 ${rateLimited} times (Retry-After ${waitMs} ms)`);
         }
@@ -175,7 +180,7 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
       deadline.dispose();
     }
     if (++failures > retries) throw failure;
-    await sleep((options.retryDelayMs ?? 1000) * 2 ** (failures - 1), options.signal);
+    await sleep((options.retryDelayMs ?? DEFAULT_STEAM_WEB_API_RETRY_DELAY_MS) * 2 ** (failures - 1), options.signal);
   }
 }
 
@@ -218,7 +223,7 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
   const base = typeof options.filter === 'string' ? parseMasterFilter(options.filter) : [...(options.filter ?? [])];
   const pacing = options.pacing === undefined ? { requestsPerMinute: DEFAULT_STEAM_WEB_API_REQUESTS_PER_MINUTE } : options.pacing;
   const maxFilterBytes = options.maxFilterBytes ?? MAX_MASTER_FILTER_BYTES;
-  const maxCalls = options.maxCalls ?? 2000;
+  const maxCalls = options.maxCalls ?? DEFAULT_STEAM_WEB_API_MAX_CALLS;
   const ctx: CallContext = {
     options,
     endpoint: `${(options.baseUrl ?? DEFAULT_STEAM_WEB_API_URL).replace(/\/+$/, '')}/IGameServersService/GetServerList/v1/`,

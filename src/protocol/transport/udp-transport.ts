@@ -15,6 +15,7 @@ import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { linkAbort } from '../abort-link';
+import { DEFAULT_RECEIVE_BUFFER_BYTES } from '../defaults';
 import { ProtocolError } from '../errors';
 import type { ServerAddress } from '../types';
 
@@ -344,7 +345,7 @@ export class UdpTransport {
         socket.on('error', () => undefined);
         socket.on('message', (datagram, rinfo) => this.onMessage(family, datagram, rinfo));
         try {
-          socket.setRecvBufferSize(this.options.receiveBufferBytes ?? 4 * 1024 * 1024);
+          socket.setRecvBufferSize(this.options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER_BYTES);
         } catch {
           // Capped by net.core.rmem_max; the default buffer still works, it only drops more under bursts.
         }

@@ -14,10 +14,11 @@
  * Deadlines: `timeoutMs` bounds each part (INFO, PLAYER, RULES) as a whole, challenge rounds and
  * re-sends included; `retries` re-sends within it.
  */
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, MAX_CHALLENGE_ROUNDS } from '../defaults';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, GOLDSRC_INFO_GRACE_MS, MAX_CHALLENGE_ROUNDS } from '../defaults';
 import { linkAbort } from '../abort-link';
 import { ProtocolError } from '../errors';
-import { UdpTransport, type HandlerResult, type RemoteSession } from '../transport/udp-transport';
+import { defaultTransport } from '../transport/default-transport';
+import type { HandlerResult, RemoteSession, UdpTransport } from '../transport/udp-transport';
 import type { QueryOptions, ServerAddress } from '../types';
 import { encodePingRequest } from './a2a-ping';
 import { encodeGetChallengeRequest } from './a2s-challenge';
@@ -28,9 +29,6 @@ import { encodeRulesRequest, type RulesResult } from './a2s-rules';
 import { A2A_ACK, S2A_INFO_DETAILED, S2A_INFO_SRC, S2A_PLAYER, S2A_RULES, S2C_CHALLENGE } from './constants';
 import type { GoldSrcInfo } from './info-goldsrc';
 import { SplitAssembler } from './split-packet';
-
-/** After a GoldSrc `m` INFO reply, how long to wait for a Source `I` that may follow it. */
-export const GOLDSRC_INFO_GRACE_MS = 100;
 
 export interface A2SQueryOptions extends QueryOptions {
   /** The transport to send through. @defaultValue one shared per process (sockets opened on first use). */
@@ -60,14 +58,6 @@ export interface ServerQueryResult {
   pingMs: number | null;
   /** Why a part is null. */
   errors: Partial<Record<ServerQueryPart, ProtocolError>>;
-}
-
-let sharedTransport: UdpTransport | null = null;
-
-/** The transport queries use when none is given. Its sockets never keep an idle process alive. */
-export function defaultTransport(): UdpTransport {
-  sharedTransport ??= new UdpTransport();
-  return sharedTransport;
 }
 
 interface Budget {

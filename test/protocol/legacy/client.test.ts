@@ -5,7 +5,7 @@
  */
 import dgram from 'node:dgram';
 import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
-import { queryGamespy1 } from '../../../src/protocol/legacy/client';
+import { queryGamespy1 } from '../../../src/protocol/protocols/gamespy1';
 import { encodeGamespy1Response } from '../../../src/protocol/legacy/gamespy1';
 import { encodeGamespy3ChallengeResponse, encodeGamespy3Response } from '../../../src/protocol/legacy/gamespy3';
 import { PROTOCOL_REGISTRY, protocolAdapter } from '../../../src/protocol/registry';

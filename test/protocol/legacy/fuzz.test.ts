@@ -4,7 +4,7 @@
  * throw a ProtocolError; any other exception fails with the input that caused it.
  */
 import { decodeAseResponse } from '../../../src/protocol/legacy/ase';
-import { decodeLegacyStatus } from '../../../src/protocol/legacy/decode-status';
+import { decodeLegacyStatus } from '../../../src/protocol/registry';
 import { decodeDoom3Response } from '../../../src/protocol/legacy/doom3';
 import { Gamespy1Assembler, decodeGamespy1Datagram, groupGamespy1Pairs } from '../../../src/protocol/legacy/gamespy1';
 import { decodeGamespy2Response } from '../../../src/protocol/legacy/gamespy2';

@@ -4,7 +4,7 @@
  * have echoed them), and the registry query must give what decoding the capture directly gives.
  */
 import dgram from 'node:dgram';
-import { decodeLegacyStatus } from '../../../src/protocol/legacy/decode-status';
+import { decodeLegacyStatus } from '../../../src/protocol/registry';
 import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
 import { protocolAdapter } from '../../../src/protocol/registry';
 import { UdpTransport } from '../../../src/protocol/transport/udp-transport';

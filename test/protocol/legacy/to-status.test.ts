@@ -1,4 +1,4 @@
-import { decodeLegacyStatus } from '../../../src/protocol/legacy/decode-status';
+import { decodeLegacyStatus } from '../../../src/protocol/registry';
 import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
 import type { ServerStatus } from '../../../src/protocol/status';
 import { describeWithShared } from '../../helpers/shared-dir';

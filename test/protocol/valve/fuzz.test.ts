@@ -26,8 +26,8 @@ import {
   encodeRulesResponse,
   ProtocolError,
   SplitAssembler,
-  splitResponse,
 } from '../../../src/protocol';
+import { splitResponse } from '../../../src/simulator/split-response';
 import { mulberry32 } from '../../../src/simulator/random';
 import { sharedDir } from '../../helpers/shared-dir';
 

@@ -16,8 +16,8 @@ import {
   encodePlayerRequest,
   encodeRulesRequest,
   SplitAssembler,
-  splitResponse,
 } from '../../../src/protocol';
+import { splitResponse } from '../../../src/simulator/split-response';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 

@@ -15,12 +15,12 @@ import {
   encodeRulesRequest,
   encodeRulesResponse,
   SplitAssembler,
-  splitResponse,
   type GoldSrcInfo,
   type Player,
   type Rule,
   type SourceInfo,
 } from '../../../src/protocol';
+import { splitResponse } from '../../../src/simulator/split-response';
 import { decodeUtf8Exact } from '../../../src/protocol/wire/packet-reader';
 
 const params = { seed: 20261122, numRuns: 300 };

@@ -1,5 +1,6 @@
 /** The split assembler's checks: caps, CRC32, declared size, inconsistent fragments, eviction, late duplicates. */
-import { decodeDatagrams, SplitAssembler, splitResponse, type ProtocolError } from '../../../src/protocol';
+import { decodeDatagrams, SplitAssembler, type ProtocolError } from '../../../src/protocol';
+import { splitResponse } from '../../../src/simulator/split-response';
 
 const rules = Buffer.concat([Buffer.from('ffffffff450100', 'hex'), Buffer.from('name\0'), Buffer.alloc(5000, 0x76), Buffer.from([0])]);
 

@@ -1,14 +1,14 @@
 /**
  * Splits a single payload into A2S split fragments, as a server does (the simulator speaks through
- * this). Layouts: split-layout.ts. `maxPacketBytes` is the data bytes per fragment; in the Source
+ * this). Layouts: src/protocol/valve/split-layout.ts. `maxPacketBytes` is the data bytes per fragment; in the Source
  * layout it is also the value of the 2-byte size field.
  */
 import { crc32 } from 'node:zlib';
-import { ProtocolError } from '../errors';
-import { MAX_GOLDSRC_FRAGMENTS, MAX_SOURCE_FRAGMENTS } from '../defaults';
-import { compressBzip2 } from '../wire/bzip2-compress';
-import { PacketWriter } from '../wire/packet-writer';
-import { DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER } from './constants';
+import { MAX_GOLDSRC_FRAGMENTS, MAX_SOURCE_FRAGMENTS } from '../protocol/defaults';
+import { ProtocolError } from '../protocol/errors';
+import { DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER } from '../protocol/valve/constants';
+import { PacketWriter } from '../protocol/wire/packet-writer';
+import { compressBzip2 } from './bzip2-compress';
 
 /** How splitResponse cuts a payload. */
 export interface SplitResponseOptions {
