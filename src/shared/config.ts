@@ -51,6 +51,8 @@ function parseAllowEntry(text: string): AllowEntry | null {
 const envSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').default(DEFAULT_DATABASE_URL),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default(DEFAULT_REDIS_URL),
+  /** Where the crawl queues live: auto = Redis when REDIS_URL is set or a Redis answers on it, else PostgreSQL (README). */
+  QUEUE_BACKEND: z.enum(['auto', 'redis', 'postgres']).default('auto'),
   GSINDEX_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and -').default('gsindex'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CRAWL_INTERVAL_MS: int(1000, 7 * 24 * 3600 * 1000).default(300_000),
@@ -129,6 +131,7 @@ export type ServeRole = (typeof SERVE_ROLES)[number];
 export interface Config {
   databaseUrl: string;
   redisUrl: string;
+  queueBackend: 'auto' | 'redis' | 'postgres';
   queuePrefix: string;
   logLevel: string;
   crawlIntervalMs: number;
@@ -261,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    queueBackend: e.QUEUE_BACKEND,
     queuePrefix: e.GSINDEX_QUEUE_PREFIX,
     logLevel: e.LOG_LEVEL,
     crawlIntervalMs: e.CRAWL_INTERVAL_MS,

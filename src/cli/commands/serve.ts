@@ -7,7 +7,7 @@
  * exits within the grace period plus about 2 s whatever still hangs.
  */
 import { parseArgs } from 'node:util';
-import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, removeSourceJobs, type CancelledSource, type CrawlQueues } from '../../crawler/queues';
+import { enqueueCrawl, enqueueServerQuery, createCrawlQueues, createRedis, createQueueSink, removeSourceJobs, type CancelledSource, type CrawlQueues, type QueueStore } from '../../crawler/queues';
 import { countOutcomes } from '../../crawler/counting-querier';
 import { buildCrawlDeps, createDefaultQuerier } from '../../crawler/runtime';
 import { startScheduler, upsertConfiguredSources } from '../../crawler/scheduler';
@@ -21,7 +21,7 @@ import { createDb, type Db } from '../../shared/db';
 import { createLogger, type Logger } from '../../shared/logger';
 import { Metrics } from '../../shared/metrics';
 import { useConnectionLogger } from '../../shared/redis-health';
-import { checkConfiguredServices, ServiceError } from '../../shared/services';
+import { checkConfiguredServices, resolveQueueBackend, ServiceError } from '../../shared/services';
 import { processIo, type CommandIo } from './io';
 
 const USAGE = `usage: gsindex serve [--role ${SERVE_ROLES.join('|')}]...
@@ -122,7 +122,10 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
   let apiUrl: string | null = null;
   let queues: CrawlQueues | null = null;
   const needQueues = roles.some((r) => r === 'scheduler' || r === 'worker' || r === 'api');
-  if (needQueues) queues = createCrawlQueues({ redisUrl: config.redisUrl, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
+  const store: QueueStore =
+    (await resolveQueueBackend(config.queueBackend, config.redisUrl, false)) === 'postgres' ? { backend: 'postgres', databaseUrl: config.databaseUrl } : { redisUrl: config.redisUrl };
+  if (needQueues) logger.info({ queueBackend: store.backend ?? 'redis' }, 'queues');
+  if (needQueues) queues = createCrawlQueues({ ...store, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
 
   try {
     if (roles.includes('management')) {
@@ -153,7 +156,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
       const workers = startWorkers(
         deps,
         {
-          redisUrl: config.redisUrl,
+          ...store,
           prefix: config.queuePrefix,
           concurrency: config.workerConcurrency,
           stalledIntervalMs: config.workerStalledIntervalMs,
@@ -173,13 +176,14 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
       if (!startApi) {
         logger.warn('api role: src/graphql/server.ts (startApi) is not part of this build; the API is not served');
       } else {
-        const redis = createRedis(config.redisUrl);
+        const redis = store.backend === 'postgres' ? undefined : createRedis(config.redisUrl);
         const q = queues;
         const api = await startApi({
           apiLatency: metrics.apiLatency,
           mountRoutes: operatorRoutes(config, metrics, q),
           prisma: db,
           redis,
+          rateLimitInPostgres: store.backend === 'postgres',
           config,
           logger: logger.child({ role: 'api' }),
           enqueue: q
@@ -194,7 +198,7 @@ export async function startServe(config: Config, roles: readonly ServeRole[], lo
           name: 'api',
           stop: async () => {
             await api.close();
-            await redis.quit().catch(() => undefined);
+            await redis?.quit().catch(() => undefined);
           },
         });
         apiUrl = api.url ?? null;
@@ -255,7 +259,9 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     io.out(USAGE + '\n');
     return 0;
   }
-  const config = loadConfig({ MASTER_SOURCES: defaultMasterSources(process.env), ...process.env });
+  const loaded = loadConfig({ MASTER_SOURCES: defaultMasterSources(process.env), ...process.env });
+  // QUEUE_BACKEND=auto decided once here: a REDIS_URL that is set must answer (checked below).
+  const config = { ...loaded, queueBackend: await resolveQueueBackend(loaded.queueBackend, loaded.redisUrl, process.env.REDIS_URL !== undefined) };
   let roles: ServeRole[] = [...config.roles];
   if (values.role) {
     roles = [];
@@ -270,7 +276,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
   const logger = createLogger(config.logLevel, 'gsindex');
   useConnectionLogger(logger);
   try {
-    const needsRedis = roles.some((r) => r !== 'management');
+    const needsRedis = config.queueBackend === 'redis' && roles.some((r) => r !== 'management');
     await checkConfiguredServices({ databaseUrl: config.databaseUrl, ...(needsRedis ? { redisUrl: config.redisUrl } : {}) }, { info: (line) => logger.info(line) });
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
