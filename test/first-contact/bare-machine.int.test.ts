@@ -14,12 +14,21 @@ import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { startSimValveMaster, type SimValveMaster } from '../../src/simulator/master';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { waitUntil } from '../helpers/serve-child';
 
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COUNT = 300;
+
+/** Polls until `test` holds or `timeoutMs` passes; returns whether it held. */
+async function waitUntil(test: () => Promise<boolean> | boolean, timeoutMs: number, stepMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await test()) return true;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return test();
+}
 
 /** A folder of links to every program on the PATH except Redis's: the PATH of a machine without Redis. */
 function pathWithoutRedis(dir: string): string {
