@@ -1,7 +1,7 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
 import { parseArgs } from 'node:util';
 
-export const PART_IDS = ['query', 'decode', 'crawl', 'storage', 'api', 'web'] as const;
+export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web'] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {

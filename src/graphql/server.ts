@@ -28,14 +28,17 @@ import { createErrorFormatter } from './errors';
 import { graphqlErrorHandler } from './http-errors';
 import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, readRateLimitGuard, readUnitsPaidOf, requestIdOf } from './http-guards';
 import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
+import { createMemoryRateLimiter, createPostgresRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
+import { queueSchemaOf } from '../crawler/queues';
 import { buildApiSchema } from './schema';
 import { createWebRouter } from '../web/routes';
 
 export interface ApiDeps {
   prisma: Db;
-  /** Shared Redis for the rate limit; without it each process limits in memory. */
+  /** Shared Redis for the rate limit; without it each process limits in memory (or in PostgreSQL, below). */
   redis?: Redis;
+  /** With the queues on PostgreSQL and no Redis: the rate-limit counters go to the queue schema. */
+  rateLimitInPostgres?: boolean;
   config: ApiConfig;
   logger: Logger;
   enqueue?: ApiEnqueue;
@@ -65,7 +68,9 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const limiter = (name: string, options: RateLimitOptions): RateLimiter =>
     deps.redis
       ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:${name}:`, options, (err) => logger.warn({ err }, `${name}: Redis unavailable, counted by this process alone`))
-      : createMemoryRateLimiter(options);
+      : deps.rateLimitInPostgres
+        ? createPostgresRateLimiter(deps.prisma, queueSchemaOf(config.queuePrefix), `${name}:`, options, (err) => logger.warn({ err }, `${name}: PostgreSQL counter unavailable, counted by this process alone`))
+        : createMemoryRateLimiter(options);
   const rateLimiter = limiter('api-ratelimit', { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs });
   const authFailures = limiter('api-authfail', { maxRequests: config.apiAuthFailureLimit, windowMs: config.apiAuthFailureWindowMs });
   const queryLimits = {

@@ -135,6 +135,8 @@ const fromEnv = <const V extends string, S extends z.ZodType>(variable: V, schem
 const SETTINGS = {
   databaseUrl: fromEnv('DATABASE_URL', z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').default(DEFAULT_DATABASE_URL)),
   redisUrl: fromEnv('REDIS_URL', z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default(DEFAULT_REDIS_URL)),
+  /** Where the crawl queues live: auto = Redis when REDIS_URL is set or a Redis answers on it, else PostgreSQL (README). */
+  queueBackend: fromEnv('QUEUE_BACKEND', z.enum(['auto', 'redis', 'postgres']).default('auto')),
   queuePrefix: fromEnv('GSINDEX_QUEUE_PREFIX', z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and -').default('gsindex')),
   logLevel: fromEnv('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   crawlIntervalMs: fromEnv('CRAWL_INTERVAL_MS', int(1000, 7 * 24 * 3600 * 1000).default(300_000)),

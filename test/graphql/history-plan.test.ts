@@ -37,6 +37,12 @@ describe('planHistory', () => {
     expect(planHistory({}, settings)).toMatchObject({ from: ago(DAY_MS), to: now });
   });
 
+  it('lastDays is the range ending now, and is not given with from or to', () => {
+    expect(planHistory({ lastDays: 30 }, settings)).toMatchObject({ from: ago(30 * DAY_MS), to: now, resolution: R.HOUR });
+    expect(argOf(() => planHistory({ lastDays: 30, from: ago(DAY_MS) }, settings))).toBe('lastDays');
+    expect(argOf(() => planHistory({ lastDays: 0 }, settings))).toBe('lastDays');
+  });
+
   it('names the argument of every refusal', () => {
     expect(argOf(() => planHistory({ from: now, to: ago(1) }, settings))).toBe('from');
     expect(argOf(() => planHistory({ from: ago(8 * DAY_MS), to: ago(7.5 * DAY_MS), resolution: R.RAW }, settings))).toBe('from');

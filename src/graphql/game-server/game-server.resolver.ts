@@ -93,9 +93,10 @@ export class GameServerResolver {
     @Ctx() ctx: ApiContext,
     @Arg('from', () => Date, { nullable: true }) from?: Date | null,
     @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('lastDays', () => Int, { nullable: true, description: 'The last this many days up to now, instead of from and to.' }) lastDays?: number | null,
     @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
   ): ServerHistory {
-    const plan = planHistory({ from, to, resolution }, historySettings(ctx));
+    const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx));
     return Object.assign(new ServerHistory(), {
       resolution: plan.resolution,
       bucketSeconds: plan.bucketMs / 1000,

@@ -68,10 +68,11 @@ export class PopulationResolver {
     @Arg('filter', () => PopulationFilterInput, { nullable: true }) filter?: PopulationFilterInput | null,
     @Arg('from', () => Date, { nullable: true }) from?: Date | null,
     @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('lastDays', () => Int, { nullable: true, description: 'The last this many days up to now, instead of from and to.' }) lastDays?: number | null,
     @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
   ): Promise<PopulationSeries> {
     const { dimension, key } = toDimension(filter);
-    const plan = planHistory({ from, to, resolution }, historySettings(ctx), false);
+    const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx), false);
     const stored = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution });
     const points = rebucketPopulation(stored, plan.bucketMs, nativeStepMs(plan, ctx.config.crawlIntervalMs));
     return Object.assign(new PopulationSeries(), {
