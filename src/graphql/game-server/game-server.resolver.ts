@@ -1,6 +1,7 @@
 /** Query.servers / server / serverByAddress and the GameServer fields that read beyond its row. */
 import 'reflect-metadata';
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Prisma } from '../../generated/prisma/client';
 import { Arg, Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_PAGE_SIZE } from '../api-config';
 import { PageInfo, toPageRequest } from '../common/connection';
@@ -16,7 +17,7 @@ import { toGameServer } from './game-server.mapper';
 import { GameServer } from './game-server.type';
 import { ServerConnection, ServerEdge } from './server-connection.type';
 import { buildServerWhere } from './server-filter';
-import { countServers, listServerPage, SERVER_FIELDS } from './server-list';
+import { countServers, listServerPage, readServer, SERVER_FIELDS } from './server-list';
 import { SORT_KEYS } from './server-order';
 
 export function historySettings(ctx: ApiContext) {
@@ -83,23 +84,30 @@ export class GameServerResolver {
   }
 
   @Query(() => GameServer, { nullable: true, description: 'One game server by id (NOT_FOUND error when there is none).' })
-  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
-    const row = await ctx.prisma.gameServer.findUnique({ where: { id } });
+  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext, @Info() info: GraphQLResolveInfo): Promise<GameServer> {
+    const row = await readServer(ctx.prisma, Prisma.sql`g.id = ${id}`, requestedServerFields(info));
     if (!row) throw new NotFoundError(`game server ${id}`);
     return toGameServer(row);
   }
 
   @Query(() => GameServer, { nullable: true, description: 'One game server by IP address and query port (NOT_FOUND error when there is none).' })
-  async serverByAddress(@Arg('address', () => String) address: string, @Arg('port', () => Int, { description: 'The query port.' }) port: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
+  async serverByAddress(
+    @Arg('address', () => String) address: string,
+    @Arg('port', () => Int, { description: 'The query port.' }) port: number,
+    @Ctx() ctx: ApiContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<GameServer> {
     const text = address.trim();
     const ip = parseIp(text);
     if (!ip) throw new BadUserInputError('address', `'${address}' is not an IP address`);
     checkPort('port', port);
     // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
-    const found = await ctx.prisma.$queryRaw<Array<{ id: bigint }>>`
-      SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ip.toString()}::inet)
-      ORDER BY (address = ${text}) DESC LIMIT 1`;
-    const row = found[0] ? await ctx.prisma.gameServer.findUnique({ where: { id: found[0].id } }) : null;
+    const row = await readServer(
+      ctx.prisma,
+      Prisma.sql`g.query_port = ${port} AND (g.address = ${text} OR g.ip = ${ip.toString()}::inet)`,
+      requestedServerFields(info),
+      Prisma.sql`(g.address = ${text}) DESC`,
+    );
     if (!row) throw new NotFoundError(`game server ${text} port ${port}`);
     return toGameServer(row);
   }

@@ -60,7 +60,18 @@ const FIELD_COLUMNS = {
 } as const satisfies Partial<Record<keyof GameServerRow, string>>;
 export type ServerField = keyof typeof FIELD_COLUMNS;
 export const SERVER_FIELDS: ReadonlySet<string> = new Set(Object.keys(FIELD_COLUMNS));
-const ALWAYS = Prisma.raw('g.id, g.source_id AS "sourceId"');
+const ALWAYS = 'g.id, g.source_id AS "sourceId"';
+
+/** The select list for these fields (names that are not GameServer fields are ignored). */
+function serverColumns(fields: ReadonlySet<string>): Prisma.Sql {
+  return Prisma.raw([ALWAYS, ...(Object.keys(FIELD_COLUMNS) as ServerField[]).filter((f) => fields.has(f)).map((f) => FIELD_COLUMNS[f])].join(', '));
+}
+
+/** The first game server (in `order`) that matches `condition`, with the columns of these fields; null when none does. */
+export async function readServer(db: Db, condition: Prisma.Sql, fields: ReadonlySet<string>, order: Prisma.Sql = Prisma.raw('g.id')): Promise<ServerRow | null> {
+  const rows = await db.$queryRaw<ServerRow[]>`SELECT ${serverColumns(fields)} FROM game_server g WHERE ${condition} ORDER BY ${order} LIMIT 1`;
+  return rows[0] ?? null;
+}
 
 /** One row: id and sourceId, and the columns of the fields that were asked for (all of them for Prisma's rows). */
 export type ServerRow = Pick<GameServerRow, 'id' | 'sourceId'> & Partial<Pick<GameServerRow, ServerField>>;
@@ -94,7 +105,7 @@ export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, di
   }
   if (page.size === 0) return { rows: [], hasNextPage: false, hasPreviousPage: false };
 
-  const columns = Prisma.raw([ALWAYS.text, ...(Object.keys(FIELD_COLUMNS) as ServerField[]).filter((f) => fields.has(f)).map((f) => FIELD_COLUMNS[f])].join(', '));
+  const columns = serverColumns(fields);
   const found = await db.$queryRaw<Array<ServerRow & { sort_value: SortValue }>>`
     SELECT ${selectSortValue(key)} AS sort_value, ${columns}
     FROM game_server g
