@@ -13,7 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express from 'express';
@@ -27,7 +27,7 @@ import type { Db } from '../shared/db';
 import { createErrorFormatter } from './errors';
 import { graphqlErrorHandler } from './http-errors';
 import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, readRateLimitGuard, readUnitsPaidOf, requestIdOf } from './http-guards';
-import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
+import { errorLoggingPlugin, latencyPlugin, limitsPlugin, noStorePlugin, type LatencyHistogram } from './plugins';
 import { createMemoryRateLimiter, createPostgresRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
 import { queueSchemaOf } from '../crawler/queues';
 import { buildApiSchema } from './schema';
@@ -100,6 +100,10 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       ...(deps.apiLatency ? [latencyPlugin(deps.apiLatency)] : []),
       // A browser's GET /graphql gets the offline GraphiQL of src/web instead (Sandbox loads from a CDN).
       ApolloServerPluginLandingPageDisabled(),
+      // The schema has no cache hints, so Apollo's cache-control plugin only ever answered no-store, yet its
+      // per-field hook made Apollo wrap every resolver of every request; noStorePlugin sends the same header.
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
     ],
     logger: {
       debug: (m: string) => logger.debug(m),
