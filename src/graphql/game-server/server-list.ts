@@ -34,6 +34,7 @@ const FIELD_COLUMNS = {
   appId: 'g.app_id AS "appId"',
   gameId: 'g.game_id AS "gameId"',
   players: 'g.players',
+  playersSource: 'g.players_source::text AS "playersSource"',
   maxPlayers: 'g.max_players AS "maxPlayers"',
   bots: 'g.bots',
   passwordProtected: 'g.password_protected AS "passwordProtected"',
