@@ -13,13 +13,20 @@ export type RollupResolution = 'HOUR' | 'DAY';
 
 export interface PopulationPoint {
   at: Date;
-  /** Average servers online over the bucket. */
+  /** Average over the bucket's moments of the servers online (a moment: see playersPeak). */
   serversOnline: number;
   /** Servers with a sample in the bucket (DAY: the largest hourly count). */
   serversSeen: number;
+  /** Mean over the bucket's moments of the total players at each moment. */
   playersAvg: number;
-  /** Most players in any one crawl of the bucket. */
+  /**
+   * Most players at one moment, across all sources. A moment is a crawl instant (the start of any source's
+   * crawl in the hour); at each one every server counts once, with its latest sample at or before it
+   * (docs/storage.md, "Population rollups"). DAY: the largest hourly peak.
+   */
   playersPeak: number;
+  /** Fewest players at one moment (0 when the key had no server at some moment); DAY: the smallest hourly one. */
+  playersMin: number;
   botsAvg: number;
 }
 
@@ -31,8 +38,8 @@ export async function readPopulation(
 ): Promise<PopulationPoint[]> {
   const from = o.resolution === 'DAY' ? utcDay(o.from) : floorHour(o.from);
   const key = filter.dimension === 'ALL' ? '' : (filter.key ?? '');
-  const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; bots_avg: number }[]>`
-    SELECT bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, bots_avg FROM population_rollup
+  const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; players_min: number; bots_avg: number }[]>`
+    SELECT bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg FROM population_rollup
     WHERE resolution = ${o.resolution}::"RollupResolution" AND dimension = ${filter.dimension}::"PopulationDimension" AND key = ${key}
       AND bucket_at >= ${from} AND bucket_at < ${o.to}
     ORDER BY bucket_at`;
@@ -42,6 +49,7 @@ export async function readPopulation(
     serversSeen: Number(r.servers_seen),
     playersAvg: Number(r.players_avg),
     playersPeak: Number(r.players_peak),
+    playersMin: Number(r.players_min),
     botsAvg: Number(r.bots_avg),
   }));
 }

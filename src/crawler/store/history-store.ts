@@ -98,43 +98,66 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
   ], ROLLUP_TX_OPTIONS);
 }
 
+/**
+ * One moment is one crawl instant: the start (crawl_at) of a crawl of any source with samples in the hour.
+ * At each moment every server seen in the hour counts once, with its latest sample at or before that
+ * moment (before its first sample of the hour: that first sample). A key's total at a moment is the sum
+ * over the servers whose sample then falls under the key (0 when none does). The bucket's peak, minimum
+ * and averages are the maximum, minimum and mean of those totals over the hour's moments, so
+ * min <= avg <= peak by construction, and two sources listing different servers add up instead of each
+ * being a peak of its own (docs/storage.md, "Population rollups").
+ */
 async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
   await db.$transaction([
     // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
     db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
-    // Per server, each sample weighs 1/n of the hour (n = the server's samples in the hour), so sums
-    // over servers are "average servers online" and "average players" over the hour.
     db.$executeRaw`
-      WITH s AS (
-        SELECT ss.game_server_id AS id, ss.crawl_id, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
+      WITH moments AS (
+        SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}
+      ), nm AS (SELECT count(*)::float8 AS n FROM moments
+      ), s AS (
+        -- A sample stands for its server from its crawl (the server's first of the hour: from the hour's
+        -- start) until the server's next sample. Two samples of one instant (two sources' crawls started
+        -- together): the later crawl's stands, the other covers no moment.
+        SELECT ss.game_server_id AS id, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
           g.app_id, g.folder, g.region, g.country, g.protocol,
-          count(*) OVER (PARTITION BY ss.game_server_id) AS n
+          CASE WHEN row_number() OVER w = 1 THEN '-infinity'::timestamptz ELSE ss.crawl_at END AS from_at,
+          lead(ss.crawl_at) OVER w AS until_at
         FROM server_sample ss JOIN game_server g ON g.id = ss.game_server_id
         WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end}
           AND NOT g.suspected_fake AND NOT g.is_relay AND NOT g.hidden
+        WINDOW w AS (PARTITION BY ss.game_server_id ORDER BY ss.crawl_at, ss.crawl_id)
       ), d AS (
         SELECT dim.dimension, dim.key, s.* FROM s CROSS JOIN LATERAL (VALUES
           ('ALL', ''), ('APP', s.app_id::text), ('FOLDER', NULLIF(s.folder, '')), ('MAP', NULLIF(s.map, '')),
           ('REGION', s.region::text), ('COUNTRY', s.country::text), ('PROTOCOL', s.protocol)
         ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
-      ), peak AS (
-        SELECT dimension, key, max(total)::int AS peak
-        FROM (SELECT dimension, key, crawl_id, sum(players) AS total FROM d GROUP BY dimension, key, crawl_id) per_crawl
-        GROUP BY dimension, key
+      ), per_moment AS (
+        SELECT d.dimension, d.key, m.t, sum(d.players) AS players, count(*) FILTER (WHERE d.online) AS online, sum(d.bots) AS bots
+        FROM d JOIN moments m ON m.t >= d.from_at AND (d.until_at IS NULL OR m.t < d.until_at)
+        GROUP BY d.dimension, d.key, m.t
       ), agg AS (
-        SELECT dimension, key, sum(online::int::real / n) AS servers_online, count(DISTINCT id)::int AS servers_seen,
-          sum(players::real / n) AS players_avg, sum(bots::real / n) AS bots_avg
-        FROM d GROUP BY dimension, key
+        -- Moments without a row had 0 of the key: they count in the means, and make the minimum 0.
+        SELECT dimension, key, sum(online) / nm.n AS servers_online, sum(players) / nm.n AS players_avg,
+          max(players)::int AS peak, (CASE WHEN count(*) < nm.n THEN 0 ELSE min(players) END)::int AS low,
+          sum(bots) / nm.n AS bots_avg
+        FROM per_moment, nm GROUP BY dimension, key, nm.n
+      ), seen AS (
+        SELECT dimension, key, count(DISTINCT id)::int AS servers_seen FROM d GROUP BY dimension, key
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
-      SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, a.servers_seen, a.players_avg, p.peak, a.bots_avg
-      FROM agg a JOIN peak p ON p.dimension = a.dimension AND p.key = a.key`,
+      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, s.servers_seen, a.players_avg, a.peak, a.low, a.bots_avg
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key`,
   ], ROLLUP_TX_OPTIONS);
 }
 
-/** Daily buckets from the hourly ones: averages over the hours crawled that day, peaks as maxima. */
+/**
+ * Daily buckets from the hourly ones: averages are means over the hours crawled that day (an hour without
+ * the key counts as 0), the peak the largest hourly peak, the minimum the smallest hourly one (0 when the
+ * key was missing from an hour crawled).
+ */
 async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
   const end = new Date(day.getTime() + DAY_MS);
   await db.$transaction([
@@ -142,12 +165,13 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
     db.$executeRaw`
       WITH hours AS (
-        SELECT GREATEST(count(*), 1)::real AS n FROM population_rollup
+        SELECT GREATEST(count(*), 1)::float8 AS n FROM population_rollup
         WHERE resolution = 'HOUR' AND dimension = 'ALL' AND bucket_at >= ${day} AND bucket_at < ${end}
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
-      SELECT 'DAY', p.dimension, p.key, ${day}, sum(p.servers_online) / hours.n, max(p.servers_seen), sum(p.players_avg) / hours.n,
-        max(p.players_peak), sum(p.bots_avg) / hours.n
+      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'DAY', p.dimension, p.key, ${day}, sum(p.servers_online::float8) / hours.n, max(p.servers_seen),
+        sum(p.players_avg::float8) / hours.n, max(p.players_peak),
+        CASE WHEN count(*) < hours.n THEN 0 ELSE min(p.players_min) END, sum(p.bots_avg::float8) / hours.n
       FROM population_rollup p, hours
       WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
       GROUP BY p.dimension, p.key, hours.n`,
