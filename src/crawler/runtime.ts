@@ -16,6 +16,7 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
     offlineAfterFailures: config.offlineAfterFailures,
     delistAfterMissedCrawls: config.delistAfterMissedCrawls,
     fakePortsPerIp: config.fakePortsPerIp,
+    fakePlayers: config.fakePlayers,
     listTimeoutMs: config.listTimeoutMs,
     addressAllowList: config.addressAllowList,
   };

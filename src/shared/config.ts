@@ -78,6 +78,12 @@ const envSchema = z.object({
   HISTORY_ROLLUP_DAYS: int(0, 36_600).default(0),
   /** More query ports than this on one IP marks its servers as suspected fakes (allow-listed ranges exempt); 0 disables. */
   FAKE_PORTS_PER_IP: int(0, 65535).default(200),
+  // Inflated player counts (docs/fake-players.md); 0 switches a rule off.
+  FAKE_INFO_PLAYERS_EXCESS: int(0, 65535).default(8),
+  FAKE_SAME_NAME_PLAYERS: int(0, 65535).default(5),
+  FAKE_ZERO_DURATION_PLAYERS: int(0, 65535).default(5),
+  FAKE_SHARED_NAME_SERVERS: int(0, 1_000_000).default(5),
+  FAKE_SHARED_NAMES_PER_SERVER: int(0, 65535).default(5),
   MASTER_SOURCES: z.string().default('[]'),
   ADDRESS_ALLOW_LIST: z.string().default(''),
   STEAM_WEB_API_KEY: z.string().optional(),
@@ -150,6 +156,8 @@ export interface Config {
   historyRawDays: number;
   historyRollupDays: number;
   fakePortsPerIp: number;
+  /** Thresholds of the fake-player rules (docs/fake-players.md). */
+  fakePlayers: { infoExcess: number; sameNamePlayers: number; zeroDurationPlayers: number; sharedNameServers: number; sharedNamesPerServer: number };
   masterSources: readonly MasterSourceConfig[];
   addressAllowList: readonly AllowEntry[];
   steamWebApiKey: string | undefined;
@@ -282,6 +290,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     historyRawDays: e.HISTORY_RAW_DAYS,
     historyRollupDays: e.HISTORY_ROLLUP_DAYS,
     fakePortsPerIp: e.FAKE_PORTS_PER_IP,
+    fakePlayers: Object.freeze({
+      infoExcess: e.FAKE_INFO_PLAYERS_EXCESS,
+      sameNamePlayers: e.FAKE_SAME_NAME_PLAYERS,
+      zeroDurationPlayers: e.FAKE_ZERO_DURATION_PLAYERS,
+      sharedNameServers: e.FAKE_SHARED_NAME_SERVERS,
+      sharedNamesPerServer: e.FAKE_SHARED_NAMES_PER_SERVER,
+    }),
     masterSources: Object.freeze(masterSources),
     addressAllowList: Object.freeze(addressAllowList),
     steamWebApiKey: e.STEAM_WEB_API_KEY,

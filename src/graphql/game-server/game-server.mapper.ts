@@ -1,7 +1,7 @@
 /** Prisma row → API object. The JSON columns are read defensively: old rows may predate a field. */
 import type { GameServer as GameServerRow } from '../../generated/prisma/client';
 import { toId } from '../../shared/ids';
-import { GameServer, GameServerStatus, Player, RawValue, Rule, ServerOs } from './game-server.type';
+import { FakeReason, GameServer, GameServerStatus, Player, RawValue, Rule, ServerOs } from './game-server.type';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
 
@@ -84,6 +84,7 @@ export function toGameServer(row: GameServerRow): GameServer {
     lastAnsweredAt: row.lastAnsweredAt,
     lastError: row.lastError,
     suspectedFake: row.suspectedFake,
+    fakeReasons: row.fakeReasons.map((r) => FakeReason[r]),
     isRelay: row.isRelay,
     notQueryable: row.notQueryable,
     hidden: row.hidden,
