@@ -9,6 +9,12 @@ import type { ServerStatus } from '../protocol/status';
 /** Why a server is a suspected fake; the names are the database enum's and the API's. */
 export type FakeReason = 'PORT_FARM' | 'PLAYERS_ABOVE_MAX' | 'INFO_ABOVE_PLAYER_LIST' | 'SAME_NAME_PLAYERS' | 'ZERO_DURATION_PLAYERS' | 'SHARED_PLAYER_NAMES';
 
+/**
+ * A name on more servers than this at once is generic ("Player", a game's default name) and says nothing
+ * about any of them; leaving it out also bounds the pairs the shared-names rule compares.
+ */
+export const GENERIC_NAME_SERVERS = 200;
+
 /** Reasons set at a crawl's close: an answer leaves them as they are. */
 export const CLOSE_TIME_REASONS: readonly FakeReason[] = ['PORT_FARM', 'SHARED_PLAYER_NAMES'];
 
@@ -20,9 +26,9 @@ export interface FakePlayerRules {
   sameNamePlayers: number;
   /** ZERO_DURATION_PLAYERS: at least this many players, and at least half the list, connected for 0 seconds. */
   zeroDurationPlayers: number;
-  /** SHARED_PLAYER_NAMES: a name counts as shared when at least this many servers answered with it since the crawl started. */
+  /** SHARED_PLAYER_NAMES: this many servers at once (the server itself included) have the same names (below 2: off). */
   sharedNameServers: number;
-  /** SHARED_PLAYER_NAMES: a server fires with at least this many shared names beyond its reported bots. */
+  /** SHARED_PLAYER_NAMES: how many of the server's names (beyond its reported bots, and at least half its list) another server must have. */
   sharedNamesPerServer: number;
 }
 
@@ -31,7 +37,7 @@ export const DEFAULT_FAKE_PLAYER_RULES: FakePlayerRules = Object.freeze({
   infoExcess: 8,
   sameNamePlayers: 5,
   zeroDurationPlayers: 5,
-  sharedNameServers: 5,
+  sharedNameServers: 3,
   sharedNamesPerServer: 5,
 });
 

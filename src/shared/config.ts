@@ -82,7 +82,7 @@ const envSchema = z.object({
   FAKE_INFO_PLAYERS_EXCESS: int(0, 65535).default(8),
   FAKE_SAME_NAME_PLAYERS: int(0, 65535).default(5),
   FAKE_ZERO_DURATION_PLAYERS: int(0, 65535).default(5),
-  FAKE_SHARED_NAME_SERVERS: int(0, 1_000_000).default(5),
+  FAKE_SHARED_NAME_SERVERS: int(0, 1_000_000).default(3),
   FAKE_SHARED_NAMES_PER_SERVER: int(0, 65535).default(5),
   MASTER_SOURCES: z.string().default('[]'),
   ADDRESS_ALLOW_LIST: z.string().default(''),

@@ -116,7 +116,7 @@ describe('inflated player counts', () => {
   it('an honest answer clears the answer rules; the next close clears shared names no longer shared', async () => {
     const honest = (name: string): ServerStatus => ({ ...statusOf(name), playerList: [{ name: `${name}-own`, score: 1, durationSeconds: 60 }] });
     await writeServerOutcome(t.db, { serverId: idOf.get('inflated-info')!, kind: 'answered', status: honest('inflated-info'), pingMs: 1 }, 3);
-    const next = await openCrawl(t.db, { key: 'after', sourceId: (await t.db.masterSource.findFirstOrThrow()).id, startedAt: new Date(Date.now() - 1000), splits: [] });
+    const next = await openCrawl(t.db, { key: 'after', sourceId: (await t.db.masterSource.findFirstOrThrow()).id, startedAt: new Date(), splits: [] });
     // Answered since the next crawl started: the only server of the shared list that the next close sees.
     await writeServerOutcome(t.db, { serverId: idOf.get('shared-0')!, kind: 'answered', status: honest('shared-0'), pingMs: 1 }, 3);
     expect(await reasonsOf('shared-0')).toEqual({ suspectedFake: true, fakeReasons: ['SHARED_PLAYER_NAMES'] });

@@ -2,7 +2,7 @@
 import { answerFakeReasons, DEFAULT_FAKE_PLAYER_RULES, type FakePlayerRules } from '../../src/crawler/fake-players';
 import type { ServerStatus, StatusPlayer } from '../../src/protocol/status';
 
-const RULES: FakePlayerRules = { infoExcess: 8, sameNamePlayers: 5, zeroDurationPlayers: 5, sharedNameServers: 5, sharedNamesPerServer: 5 };
+const RULES: FakePlayerRules = { infoExcess: 8, sameNamePlayers: 5, zeroDurationPlayers: 5, sharedNameServers: 3, sharedNamesPerServer: 5 };
 
 function status(o: { players: number; maxPlayers?: number; bots?: number | null; list?: StatusPlayer[] }): ServerStatus {
   return {

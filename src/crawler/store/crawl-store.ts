@@ -4,7 +4,7 @@
  */
 import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
-import { DEFAULT_FAKE_PLAYER_RULES, type FakePlayerRules } from '../fake-players';
+import { DEFAULT_FAKE_PLAYER_RULES, GENERIC_NAME_SERVERS, type FakePlayerRules } from '../fake-players';
 import type { ListSplit, SourceRecord } from '../list-source';
 
 /** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
@@ -183,13 +183,14 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
 }
 
 /**
- * The same player names on many servers at once (docs/fake-players.md): "at once" is every server of any
- * source that answered since this crawl started, with the names of its last answer. A name on
- * `sharedNameServers` of them or more is shared; a server with `sharedNamesPerServer` shared names or more
- * beyond the bots it reports gets SHARED_PLAYER_NAMES, and one of those servers that no longer does loses it.
+ * The same player names on several servers at once (docs/fake-players.md): "at once" is every server of any
+ * source that answered since this crawl started, with the names of its last answer. A server fires when
+ * `sharedNameServers - 1` other servers each have at least `sharedNamesPerServer` of its names beyond the
+ * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
+ * Chance overlaps between real servers are a few names out of a long list, never half of it.
  */
 async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
-  if (rules.sharedNameServers <= 0 || rules.sharedNamesPerServer <= 0) return;
+  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return;
   await tx.$executeRaw`
     WITH pool AS (
       SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
@@ -197,12 +198,20 @@ async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules
     ), names AS (
       SELECT DISTINCT p.id, n.name FROM pool p CROSS JOIN LATERAL unnest(string_to_array(p.player_names, E'\n')) AS n(name)
       WHERE n.name <> ''
-    ), shared AS (
-      SELECT name FROM names GROUP BY name HAVING count(*) >= ${rules.sharedNameServers}
-    ), hits AS (
-      SELECT names.id, count(*) AS k FROM names JOIN shared USING (name) GROUP BY names.id
+    ), listed AS (
+      SELECT id, count(*) AS n FROM names GROUP BY id
+    ), usable AS (
+      SELECT name FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND ${GENERIC_NAME_SERVERS}
+    ), un AS (
+      SELECT names.id, names.name FROM names JOIN usable USING (name)
+    ), pairs AS (
+      SELECT a.id, b.id AS other, count(*) AS k FROM un a JOIN un b ON b.name = a.name AND b.id <> a.id GROUP BY a.id, b.id
+    ), matches AS (
+      SELECT x.id, count(*) AS others FROM pairs x JOIN pool p ON p.id = x.id JOIN listed l ON l.id = x.id
+      WHERE x.k - p.bots >= ${rules.sharedNamesPerServer} AND 2 * x.k >= l.n
+      GROUP BY x.id
     ), verdict AS (
-      SELECT p.id, COALESCE(h.k, 0) - p.bots >= ${rules.sharedNamesPerServer} AS fires FROM pool p LEFT JOIN hits h ON h.id = p.id
+      SELECT p.id, COALESCE(m.others, 0) >= ${rules.sharedNameServers - 1} AS fires FROM pool p LEFT JOIN matches m ON m.id = p.id
     ), target AS (
       -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
       SELECT g.id, v.fires FROM game_server g JOIN verdict v ON v.id = g.id
