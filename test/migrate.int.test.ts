@@ -87,7 +87,10 @@ describe('migration 20261124000000_bigint_ids', () => {
     // base64url(JSON [order, sort value, id]) as src/graphql/common/cursor.ts has always encoded it.
     const cursor = Buffer.from(JSON.stringify(['players:DESC', 40, ids[1]]), 'utf8').toString('base64url');
 
-    expect(await migrate(t.url)).toMatchObject({ applied: [BIGINT_MIGRATION] });
+    // Up to this migration only (later ones are not its subject), then the rest, which the client below expects.
+    cpSync(path.join(MIGRATIONS_DIR, BIGINT_MIGRATION), path.join(oldDir, BIGINT_MIGRATION), { recursive: true });
+    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [BIGINT_MIGRATION] });
+    await migrate(t.url);
 
     for (const [table, column] of [
       ['game_server', 'id'], ['crawl', 'id'], ['crawl_run', 'id'], ['crawl_run', 'crawl_id'], ['crawl_batch', 'crawl_id'], ['crawl_batch', 'run_id'],
@@ -120,5 +123,36 @@ describe('migration 20261124000000_bigint_ids', () => {
     expect(big?.id).toBe(3000000001n);
     await t.db.$executeRaw`INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players) VALUES (${big?.id}, '2026-11-20T01:00:00Z', 1, true, 1, 2)`;
     await expect(t.db.$executeRaw`INSERT INTO server_day (game_server_id, day) VALUES (4000000000, '2026-11-20')`).rejects.toThrow(/foreign key/);
+  });
+});
+
+describe('migration 20261124120000_population_min_fake_reasons', () => {
+  const MIGRATION = '20261124120000_population_min_fake_reasons';
+  let t: TestDatabase;
+  let oldDir: string;
+  beforeAll(async () => {
+    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
+      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
+    }
+    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+  });
+  afterAll(async () => {
+    await t?.drop();
+    rmSync(oldDir, { recursive: true, force: true });
+  });
+
+  it('gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average', async () => {
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO game_server (address, query_port, suspected_fake) VALUES ('192.0.2.1', 1, true), ('192.0.2.1', 2, false);
+      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg) VALUES
+        ('HOUR', 'ALL', '', '2026-11-20T00:00:00Z', 10, 10, 242523, 196613, 0),
+        ('HOUR', 'ALL', '', '2026-11-20T01:00:00Z', 10, 10, 100.5, 120, 0);`);
+    cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
+    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
+    const servers = await t.db.$queryRaw<{ query_port: number; reasons: string[] }[]>`SELECT query_port, fake_reasons::text[] AS reasons FROM game_server ORDER BY query_port`;
+    expect(servers).toEqual([{ query_port: 1, reasons: ['PORT_FARM'] }, { query_port: 2, reasons: [] }]);
+    const buckets = await t.db.$queryRaw<{ peak: number; low: number }[]>`SELECT players_peak AS peak, players_min AS low FROM population_rollup ORDER BY bucket_at`;
+    expect(buckets).toEqual([{ peak: 242523, low: 0 }, { peak: 120, low: 0 }]);
   });
 });
