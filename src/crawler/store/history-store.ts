@@ -115,29 +115,37 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
     db.$executeRaw`
       WITH moments AS (
-        SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}
+        SELECT t, row_number() OVER (ORDER BY t) AS i
+        FROM (SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}) x
       ), nm AS (SELECT count(*)::float8 AS n FROM moments
       ), s AS (
-        -- A sample stands for its server from its crawl (the server's first of the hour: from the hour's
-        -- start) until the server's next sample. Two samples of one instant (two sources' crawls started
-        -- together): the later crawl's stands, the other covers no moment.
-        SELECT ss.game_server_id AS id, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
+        SELECT ss.game_server_id AS id, ss.crawl_at, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
           g.app_id, g.folder, g.region, g.country, g.protocol,
-          CASE WHEN row_number() OVER w = 1 THEN '-infinity'::timestamptz ELSE ss.crawl_at END AS from_at,
-          lead(ss.crawl_at) OVER w AS until_at
+          row_number() OVER w = 1 AS first, lead(ss.crawl_at) OVER w AS until_at
         FROM server_sample ss JOIN game_server g ON g.id = ss.game_server_id
         WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end}
           AND NOT g.suspected_fake AND NOT g.is_relay AND NOT g.hidden
         WINDOW w AS (PARTITION BY ss.game_server_id ORDER BY ss.crawl_at, ss.crawl_id)
-      ), d AS (
-        SELECT dim.dimension, dim.key, s.* FROM s CROSS JOIN LATERAL (VALUES
-          ('ALL', ''), ('APP', s.app_id::text), ('FOLDER', NULLIF(s.folder, '')), ('MAP', NULLIF(s.map, '')),
-          ('REGION', s.region::text), ('COUNTRY', s.country::text), ('PROTOCOL', s.protocol)
-        ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
+      ), covered AS (
+        -- The moments a sample stands for: from its crawl (the server's first of the hour: from the first
+        -- moment) until the server's next sample. Two samples of one instant (two sources' crawls started
+        -- together): the later crawl's stands, the other covers none.
+        SELECT s.*, c.i FROM s
+          JOIN moments m0 ON m0.t = s.crawl_at
+          LEFT JOIN moments m1 ON m1.t = s.until_at
+          CROSS JOIN LATERAL generate_series(CASE WHEN s.first THEN 1 ELSE m0.i END, COALESCE(m1.i, (SELECT count(*) FROM moments) + 1) - 1) AS c(i)
+      ), combos AS (
+        -- Summed per moment and attribute combination first: far fewer rows to spread over the dimensions.
+        SELECT i, app_id, folder, map, region, country, protocol,
+          sum(players) AS players, count(*) FILTER (WHERE online) AS online, sum(bots) AS bots
+        FROM covered GROUP BY i, app_id, folder, map, region, country, protocol
       ), per_moment AS (
-        SELECT d.dimension, d.key, m.t, sum(d.players) AS players, count(*) FILTER (WHERE d.online) AS online, sum(d.bots) AS bots
-        FROM d JOIN moments m ON m.t >= d.from_at AND (d.until_at IS NULL OR m.t < d.until_at)
-        GROUP BY d.dimension, d.key, m.t
+        SELECT dim.dimension, dim.key, c.i, sum(c.players) AS players, sum(c.online) AS online, sum(c.bots) AS bots
+        FROM combos c CROSS JOIN LATERAL (VALUES
+          ('ALL', ''), ('APP', c.app_id::text), ('FOLDER', NULLIF(c.folder, '')), ('MAP', NULLIF(c.map, '')),
+          ('REGION', c.region::text), ('COUNTRY', c.country::text), ('PROTOCOL', c.protocol)
+        ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
+        GROUP BY dim.dimension, dim.key, c.i
       ), agg AS (
         -- Moments without a row had 0 of the key: they count in the means, and make the minimum 0.
         SELECT dimension, key, sum(online) / nm.n AS servers_online, sum(players) / nm.n AS players_avg,
@@ -145,7 +153,12 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
           sum(bots) / nm.n AS bots_avg
         FROM per_moment, nm GROUP BY dimension, key, nm.n
       ), seen AS (
-        SELECT dimension, key, count(DISTINCT id)::int AS servers_seen FROM d GROUP BY dimension, key
+        SELECT dim.dimension, dim.key, count(DISTINCT x.id)::int AS servers_seen
+        FROM (SELECT DISTINCT id, app_id, folder, map, region, country, protocol FROM s) x CROSS JOIN LATERAL (VALUES
+          ('ALL', ''), ('APP', x.app_id::text), ('FOLDER', NULLIF(x.folder, '')), ('MAP', NULLIF(x.map, '')),
+          ('REGION', x.region::text), ('COUNTRY', x.country::text), ('PROTOCOL', x.protocol)
+        ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
+        GROUP BY dim.dimension, dim.key
       )
       INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
       SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, s.servers_seen, a.players_avg, a.peak, a.low, a.bots_avg
