@@ -30,19 +30,23 @@ export interface PopulationPoint {
   botsAvg: number;
 }
 
-/** The buckets of one dimension key that start in [from's bucket, to), oldest first. */
+/**
+ * The buckets of one dimension key that start in [from's bucket, to), oldest first. Suspected fakes are
+ * left out unless `withSuspectedFakes` (their rows exist only for buckets they changed: elsewhere the row
+ * without them is the same series).
+ */
 export async function readPopulation(
   db: Db,
   filter: { dimension: PopulationDimensionName; key?: string },
-  o: { from: Date; to: Date; resolution: RollupResolution },
+  o: { from: Date; to: Date; resolution: RollupResolution; withSuspectedFakes?: boolean },
 ): Promise<PopulationPoint[]> {
   const from = o.resolution === 'DAY' ? utcDay(o.from) : floorHour(o.from);
   const key = filter.dimension === 'ALL' ? '' : (filter.key ?? '');
   const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; players_min: number; bots_avg: number }[]>`
-    SELECT bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg FROM population_rollup
+    SELECT DISTINCT ON (bucket_at) bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg FROM population_rollup
     WHERE resolution = ${o.resolution}::"RollupResolution" AND dimension = ${filter.dimension}::"PopulationDimension" AND key = ${key}
-      AND bucket_at >= ${from} AND bucket_at < ${o.to}
-    ORDER BY bucket_at`;
+      AND bucket_at >= ${from} AND bucket_at < ${o.to} AND with_suspected_fakes IN (false, ${o.withSuspectedFakes ?? false})
+    ORDER BY bucket_at, with_suspected_fakes DESC`;
   return rows.map((r) => ({
     at: r.at,
     serversOnline: Number(r.servers_online),

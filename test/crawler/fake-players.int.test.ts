@@ -104,13 +104,18 @@ describe('inflated player counts', () => {
     expect(everything.data).toEqual({ games: [{ folder: 'tf', players: allPlayers, servers: CASES.length }], maps: [{ map: 'ctf_2fort', players: allPlayers, servers: CASES.length }] });
   });
 
-  it('population() leaves them out', async () => {
+  it('population() leaves them out, unless asked', async () => {
     const pop = await api.gql<{ population: { points: Array<{ serversSeen: number; playersPeak: number; playersAvg: number; playersMin: number }> } }>(
       'query($from: DateTimeISO!) { population(from: $from, resolution: HOUR) { points { serversSeen playersPeak playersAvg playersMin } } }',
       { from: new Date(Date.now() - 2 * 3600_000).toISOString() },
     );
     const honestPlayers = HONEST.reduce((n, c) => n + c.players, 0);
     expect(pop.data?.population.points).toEqual([{ serversSeen: HONEST.length, playersPeak: honestPlayers, playersAvg: honestPlayers, playersMin: honestPlayers }]);
+    const all = await api.gql<{ population: { points: Array<{ serversSeen: number; playersPeak: number }> } }>(
+      'query($from: DateTimeISO!) { population(from: $from, resolution: HOUR, excludeSuspectedFakes: false) { points { serversSeen playersPeak } } }',
+      { from: new Date(Date.now() - 2 * 3600_000).toISOString() },
+    );
+    expect(all.data?.population.points).toEqual([{ serversSeen: CASES.length, playersPeak: CASES.reduce((n, c) => n + c.players, 0) }]);
   });
 
   it('an honest answer clears the answer rules; the next close clears shared names no longer shared', async () => {

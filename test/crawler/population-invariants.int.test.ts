@@ -1,9 +1,10 @@
 /**
  * Population rollups keep their invariants (docs/storage.md, "Population rollups"): random crawls of several
- * sources, some servers listed by two of them, written as crawl and sample rows into a real database, rolled
- * up by the real rollupRange and read back by readPopulation. At every resolution and for every key,
- * min <= avg <= peak; the hourly ALL buckets match a model computed here from the same samples (one moment =
- * one crawl instant, every server counted once with its latest sample).
+ * sources, some servers listed by two of them and some suspected fakes, written as crawl and sample rows into
+ * a real database, rolled up by the real rollupRange and read back by readPopulation. At every resolution,
+ * for every key, with and without suspected fakes, min <= avg <= peak; the hourly ALL buckets match a model
+ * computed here from the same samples (one moment = one crawl instant of any source, every server counted
+ * once with its latest sample).
  */
 import fc from 'fast-check';
 import { openCrawl } from '../../src/crawler/store/crawl-store';
@@ -38,14 +39,21 @@ interface CrawlDraw {
 }
 
 interface Scenario {
-  servers: { folder: number; sources: number[] }[];
+  servers: { folder: number; sources: number[]; fake?: boolean }[];
   crawls: CrawlDraw[];
 }
 
 const SOURCES = 3;
 
 const scenarioArb: fc.Arbitrary<Scenario> = fc
-  .array(fc.record({ folder: fc.nat({ max: FOLDERS.length - 1 }), sources: fc.uniqueArray(fc.nat({ max: SOURCES - 1 }), { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 8 })
+  .array(
+    fc.record({
+      folder: fc.nat({ max: FOLDERS.length - 1 }),
+      sources: fc.uniqueArray(fc.nat({ max: SOURCES - 1 }), { minLength: 1, maxLength: 2 }),
+      fake: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 8 },
+  )
   .chain((servers) =>
     fc.record({
       servers: fc.constant(servers),
@@ -71,16 +79,19 @@ interface ModelSample {
   players: number;
 }
 
-/** Hourly ALL buckets computed from the samples as docs/storage.md defines them. */
-function modelAllHours(samples: ModelSample[]): Map<number, { min: number; avg: number; peak: number }> {
+/** Hourly ALL buckets computed from the samples as docs/storage.md defines them, over the servers `counted` keeps. */
+function modelAllHours(samples: ModelSample[], counted: (server: number) => boolean): Map<number, { min: number; avg: number; peak: number }> {
   const byHour = new Map<number, ModelSample[]>();
   for (const s of samples) {
     const h = Math.floor(s.at / HOUR) * HOUR;
     byHour.set(h, [...(byHour.get(h) ?? []), s]);
   }
   const out = new Map<number, { min: number; avg: number; peak: number }>();
-  for (const [h, list] of byHour) {
-    const moments = [...new Set(list.map((s) => s.at))].sort((a, b) => a - b);
+  for (const [h, all] of byHour) {
+    // Moments are the crawl instants of every sample in the hour, counted servers or not.
+    const moments = [...new Set(all.map((s) => s.at))].sort((a, b) => a - b);
+    const list = all.filter((s) => counted(s.server));
+    if (list.length === 0) continue;
     const servers = [...new Set(list.map((s) => s.server))];
     const totals = moments.map((t) =>
       servers.reduce((sum, id) => {
@@ -112,7 +123,10 @@ describe('population rollup invariants', () => {
     const ids: number[] = [];
     for (const [i, server] of s.servers.entries()) {
       const row = await t.db.gameServer.create({
-        data: { address: '192.0.2.1', queryPort: 20000 + i, folder: FOLDERS[server.folder]!, appId: 100 + server.folder, region: server.folder, sourceId: sourceIds[server.sources[0]!]! },
+        data: {
+          address: '192.0.2.1', queryPort: 20000 + i, folder: FOLDERS[server.folder]!, appId: 100 + server.folder, region: server.folder,
+          sourceId: sourceIds[server.sources[0]!]!, suspectedFake: server.fake ?? false,
+        },
       });
       ids.push(Number(row.id));
     }
@@ -143,28 +157,30 @@ describe('population rollup invariants', () => {
       SELECT DISTINCT dimension::text AS dimension, key FROM population_rollup WHERE resolution = ${resolution}::"RollupResolution"`;
   }
 
-  it('min <= avg <= peak at every resolution and key, and the hourly ALL bucket matches the model', async () => {
+  it('min <= avg <= peak at every resolution and key, with and without suspected fakes, and the hourly ALL bucket matches the model', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
         const samples = await load(scenario, `run${run++}`);
         const range = { from: START, to: new Date(START.getTime() + 3 * HOUR) };
-        for (const resolution of ['HOUR', 'DAY'] as const) {
-          for (const k of await keysOf(resolution)) {
-            for (const p of await readPopulation(t.db, k, { ...range, resolution })) {
-              const where = `${resolution} ${k.dimension} '${k.key}' at ${p.at.toISOString()}: ${JSON.stringify(p)}`;
-              if (!(p.playersMin <= p.playersAvg && p.playersAvg <= p.playersPeak)) throw new Error(`min <= avg <= peak broken, ${where}`);
-              if (p.playersMin < 0 || p.serversOnline > p.serversSeen + 1e-6) throw new Error(`counts out of range, ${where}`);
+        for (const withSuspectedFakes of [false, true]) {
+          for (const resolution of ['HOUR', 'DAY'] as const) {
+            for (const k of await keysOf(resolution)) {
+              for (const p of await readPopulation(t.db, k, { ...range, resolution, withSuspectedFakes })) {
+                const where = `${resolution} ${k.dimension} '${k.key}' fakes ${withSuspectedFakes} at ${p.at.toISOString()}: ${JSON.stringify(p)}`;
+                if (!(p.playersMin <= p.playersAvg && p.playersAvg <= p.playersPeak)) throw new Error(`min <= avg <= peak broken, ${where}`);
+                if (p.playersMin < 0 || p.serversOnline > p.serversSeen + 1e-6) throw new Error(`counts out of range, ${where}`);
+              }
             }
           }
-        }
-        const model = modelAllHours(samples);
-        const stored = await readPopulation(t.db, { dimension: 'ALL' }, { ...range, resolution: 'HOUR' });
-        expect(stored.map((p) => p.at.getTime())).toEqual([...model.keys()].sort((a, b) => a - b));
-        for (const p of stored) {
-          const m = model.get(p.at.getTime())!;
-          expect({ min: p.playersMin, peak: p.playersPeak }).toEqual({ min: m.min, peak: m.peak });
-          expect(p.playersAvg).toBeCloseTo(m.avg, 3);
+          const model = modelAllHours(samples, (server) => withSuspectedFakes || !scenario.servers[server]!.fake);
+          const stored = await readPopulation(t.db, { dimension: 'ALL' }, { ...range, resolution: 'HOUR', withSuspectedFakes });
+          expect(stored.map((p) => p.at.getTime())).toEqual([...model.keys()].sort((a, b) => a - b));
+          for (const p of stored) {
+            const m = model.get(p.at.getTime())!;
+            expect({ min: p.playersMin, peak: p.playersPeak }).toEqual({ min: m.min, peak: m.peak });
+            expect(p.playersAvg).toBeCloseTo(m.avg, 3);
+          }
         }
       }),
       { numRuns: 25 },

@@ -9,6 +9,12 @@
 ALTER TABLE "population_rollup" ADD COLUMN "players_min" INTEGER NOT NULL DEFAULT 0;
 UPDATE "population_rollup" SET "players_peak" = CEIL("players_avg")::int WHERE "players_peak" < "players_avg";
 
+-- population_rollup.with_suspected_fakes: the API's population(excludeSuspectedFakes: false). Such a row is
+-- stored only where suspected fakes changed the bucket; elsewhere the row without them stands for both.
+ALTER TABLE "population_rollup" ADD COLUMN "with_suspected_fakes" BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE "population_rollup" DROP CONSTRAINT "population_rollup_pkey";
+ALTER TABLE "population_rollup" ADD CONSTRAINT "population_rollup_pkey" PRIMARY KEY ("resolution", "dimension", "key", "with_suspected_fakes", "bucket_at");
+
 -- game_server.fake_reasons: which rules of docs/fake-players.md marked the server a suspected fake.
 -- suspected_fake stays the one flag every reader filters on; until now only the port-farm rule set it.
 CREATE TYPE "FakeReason" AS ENUM ('PORT_FARM', 'PLAYERS_ABOVE_MAX', 'INFO_ABOVE_PLAYER_LIST', 'SAME_NAME_PLAYERS', 'ZERO_DURATION_PLAYERS', 'SHARED_PLAYER_NAMES');

@@ -120,11 +120,10 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
       ), nm AS (SELECT count(*)::float8 AS n FROM moments
       ), s AS (
         SELECT ss.game_server_id AS id, ss.crawl_at, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
-          g.app_id, g.folder, g.region, g.country, g.protocol,
+          g.app_id, g.folder, g.region, g.country, g.protocol, g.suspected_fake AS fake,
           row_number() OVER w = 1 AS first, lead(ss.crawl_at) OVER w AS until_at
         FROM server_sample ss JOIN game_server g ON g.id = ss.game_server_id
-        WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end}
-          AND NOT g.suspected_fake AND NOT g.is_relay AND NOT g.hidden
+        WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end} AND NOT g.is_relay AND NOT g.hidden
         WINDOW w AS (PARTITION BY ss.game_server_id ORDER BY ss.crawl_at, ss.crawl_id)
       ), covered AS (
         -- The moments a sample stands for: from its crawl (the server's first of the hour: from the first
@@ -136,33 +135,47 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
           CROSS JOIN LATERAL generate_series(CASE WHEN s.first THEN 1 ELSE m0.i END, COALESCE(m1.i, (SELECT count(*) FROM moments) + 1) - 1) AS c(i)
       ), combos AS (
         -- Summed per moment and attribute combination first: far fewer rows to spread over the dimensions.
-        SELECT i, app_id, folder, map, region, country, protocol,
+        SELECT i, app_id, folder, map, region, country, protocol, fake,
           sum(players) AS players, count(*) FILTER (WHERE online) AS online, sum(bots) AS bots
-        FROM covered GROUP BY i, app_id, folder, map, region, country, protocol
+        FROM covered GROUP BY i, app_id, folder, map, region, country, protocol, fake
       ), per_moment AS (
-        SELECT dim.dimension, dim.key, c.i, sum(c.players) AS players, sum(c.online) AS online, sum(c.bots) AS bots
+        -- Per key and moment: without suspected fakes (h_*, has_h: the key had such a server then) and with them (a_*).
+        SELECT dim.dimension, dim.key, c.i,
+          sum(c.players) FILTER (WHERE NOT c.fake) AS h_players, sum(c.online) FILTER (WHERE NOT c.fake) AS h_online,
+          sum(c.bots) FILTER (WHERE NOT c.fake) AS h_bots, bool_or(NOT c.fake) AS has_h, bool_or(c.fake) AS has_fake,
+          sum(c.players) AS a_players, sum(c.online) AS a_online, sum(c.bots) AS a_bots
         FROM combos c CROSS JOIN LATERAL (VALUES
           ('ALL', ''), ('APP', c.app_id::text), ('FOLDER', NULLIF(c.folder, '')), ('MAP', NULLIF(c.map, '')),
           ('REGION', c.region::text), ('COUNTRY', c.country::text), ('PROTOCOL', c.protocol)
         ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
         GROUP BY dim.dimension, dim.key, c.i
       ), agg AS (
-        -- Moments without a row had 0 of the key: they count in the means, and make the minimum 0.
-        SELECT dimension, key, sum(online) / nm.n AS servers_online, sum(players) / nm.n AS players_avg,
-          max(players)::int AS peak, (CASE WHEN count(*) < nm.n THEN 0 ELSE min(players) END)::int AS low,
-          sum(bots) / nm.n AS bots_avg
+        -- Moments without the key had 0 of it: they count in the means, and make the minimum 0.
+        SELECT dimension, key,
+          count(*) FILTER (WHERE has_h) AS h_moments,
+          COALESCE(sum(h_online), 0) / nm.n AS h_servers_online, COALESCE(sum(h_players), 0) / nm.n AS h_players_avg,
+          COALESCE(max(h_players), 0)::int AS h_peak,
+          (CASE WHEN count(*) FILTER (WHERE has_h) < nm.n THEN 0 ELSE min(h_players) END)::int AS h_low,
+          COALESCE(sum(h_bots), 0) / nm.n AS h_bots_avg,
+          bool_or(has_fake) AS has_fake,
+          sum(a_online) / nm.n AS a_servers_online, sum(a_players) / nm.n AS a_players_avg, max(a_players)::int AS a_peak,
+          (CASE WHEN count(*) < nm.n THEN 0 ELSE min(a_players) END)::int AS a_low, sum(a_bots) / nm.n AS a_bots_avg
         FROM per_moment, nm GROUP BY dimension, key, nm.n
       ), seen AS (
-        SELECT dim.dimension, dim.key, count(DISTINCT x.id)::int AS servers_seen
-        FROM (SELECT DISTINCT id, app_id, folder, map, region, country, protocol FROM s) x CROSS JOIN LATERAL (VALUES
+        SELECT dim.dimension, dim.key, count(DISTINCT x.id) FILTER (WHERE NOT x.fake)::int AS h_seen, count(DISTINCT x.id)::int AS a_seen
+        FROM (SELECT DISTINCT id, app_id, folder, map, region, country, protocol, fake FROM s) x CROSS JOIN LATERAL (VALUES
           ('ALL', ''), ('APP', x.app_id::text), ('FOLDER', NULLIF(x.folder, '')), ('MAP', NULLIF(x.map, '')),
           ('REGION', x.region::text), ('COUNTRY', x.country::text), ('PROTOCOL', x.protocol)
         ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
         GROUP BY dim.dimension, dim.key
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
-      SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, s.servers_seen, a.players_avg, a.peak, a.low, a.bots_avg
-      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key`,
+      INSERT INTO population_rollup (resolution, dimension, key, with_suspected_fakes, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, false, ${hour}::timestamptz, a.h_servers_online, s.h_seen, a.h_players_avg, a.h_peak, a.h_low, a.h_bots_avg
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.h_moments > 0
+      UNION ALL
+      -- Counted with suspected fakes: only where they changed the bucket.
+      SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, true, ${hour}::timestamptz, a.a_servers_online, s.a_seen, a.a_players_avg, a.a_peak, a.a_low, a.a_bots_avg
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.has_fake`,
   ], ROLLUP_TX_OPTIONS);
 }
 
@@ -178,16 +191,26 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
     db.$executeRaw`
       WITH hours AS (
-        SELECT GREATEST(count(*), 1)::float8 AS n FROM population_rollup
+        SELECT GREATEST(count(DISTINCT bucket_at), 1)::float8 AS n FROM population_rollup
         WHERE resolution = 'HOUR' AND dimension = 'ALL' AND bucket_at >= ${day} AND bucket_at < ${end}
+      ), variants AS (
+        -- Without suspected fakes: the false rows. With them: per hour, the true row where there is one, else the false row.
+        SELECT false AS with_fakes, p.* FROM population_rollup p
+        WHERE p.resolution = 'HOUR' AND NOT p.with_suspected_fakes AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
+        UNION ALL
+        SELECT true, e.* FROM (
+          SELECT DISTINCT ON (p.dimension, p.key, p.bucket_at) p.* FROM population_rollup p
+          WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
+            AND EXISTS (SELECT 1 FROM population_rollup f WHERE f.resolution = 'HOUR' AND f.with_suspected_fakes
+              AND f.dimension = p.dimension AND f.key = p.key AND f.bucket_at >= ${day} AND f.bucket_at < ${end})
+          ORDER BY p.dimension, p.key, p.bucket_at, p.with_suspected_fakes DESC) e
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
-      SELECT 'DAY', p.dimension, p.key, ${day}, sum(p.servers_online::float8) / hours.n, max(p.servers_seen),
+      INSERT INTO population_rollup (resolution, dimension, key, with_suspected_fakes, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'DAY', p.dimension, p.key, p.with_fakes, ${day}, sum(p.servers_online::float8) / hours.n, max(p.servers_seen),
         sum(p.players_avg::float8) / hours.n, max(p.players_peak),
         CASE WHEN count(*) < hours.n THEN 0 ELSE min(p.players_min) END, sum(p.bots_avg::float8) / hours.n
-      FROM population_rollup p, hours
-      WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
-      GROUP BY p.dimension, p.key, hours.n`,
+      FROM variants p, hours
+      GROUP BY p.dimension, p.key, p.with_fakes, hours.n`,
   ], ROLLUP_TX_OPTIONS);
 }
 
