@@ -7,13 +7,16 @@
  * The faults are spec content only: a larger INFO count than the player list the server sends.
  */
 import { runCrawlOnce } from '../../src/crawler/crawl-once';
+import { answerFakeReasons, DEFAULT_FAKE_PLAYER_RULES } from '../../src/crawler/fake-players';
 import { finishCrawl, openCrawl } from '../../src/crawler/store/crawl-store';
 import { writeServerOutcome } from '../../src/crawler/store/server-store';
 import type { ServerStatus } from '../../src/protocol/status';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import type { SimPlayer, SimServerSpec } from '../../src/simulator/fleet-spec';
+import { playersOf } from '../../src/simulator/content';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
+import { makeFleet } from '../../src/simulator/make-fleet';
 import { startTestApi, type TestApi } from '../graphql/helpers/api';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { loopbackOnly } from '../helpers/loopback-querier';
@@ -141,5 +144,42 @@ describe('inflated player counts', () => {
 
   async function reasonsOf(label: string): Promise<{ suspectedFake: boolean; fakeReasons: string[] }> {
     return t.db.gameServer.findUniqueOrThrow({ where: { id: idOf.get(label)! }, select: { suspectedFake: true, fakeReasons: true } });
+  }
+});
+
+describe('no false alarms on a generated fleet', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => t?.drop());
+
+  it('flags none of 2,000 generated servers, whose small name pool repeats names across servers by chance', async () => {
+    // Stored as the crawl would after each server's answer: online, answered now, its player names.
+    const specs = makeFleet({ count: 2000, seed: 42, basePort: 0 });
+    const sourceId = (await t.db.masterSource.create({ data: { name: 'generated', kind: 'ADDRESS_LIST', host: 'x' } })).id;
+    const answered = specs.map((s, i) => {
+      const list = playersOf(s).map((p) => ({ name: p.name, score: p.score, durationSeconds: p.durationSeconds }));
+      const status: ServerStatus = { ...statusLike(s.state.players, s.state.maxPlayers, s.state.bots), playerList: list };
+      return { i, reasons: answerFakeReasons(status, DEFAULT_FAKE_PLAYER_RULES), names: list.map((p) => p.name).filter((n) => n !== ''), bots: s.state.bots };
+    });
+    expect(answered.filter((a) => a.reasons.length > 0)).toEqual([]);
+    const rows = answered.map((a) => ({ address: '192.0.2.1', queryPort: 1000 + a.i, sourceId, status: 'ONLINE' as const, lastAnsweredAt: new Date(), bots: a.bots, playerNames: a.names.join('\n') }));
+    await t.db.gameServer.createMany({ data: rows });
+    // A name repeats on several servers (the pool has 25,600 names), but never half a list.
+    const [repeats] = await t.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM (SELECT n FROM game_server, unnest(string_to_array(player_names, E'\n')) n GROUP BY n HAVING count(*) >= 3) x`;
+    expect(repeats!.n).toBeGreaterThan(0);
+    const crawl = await openCrawl(t.db, { key: 'generated', sourceId, startedAt: new Date(Date.now() - 60_000), splits: [] });
+    await finishCrawl(t.db, crawl.id, { delistAfterMissedCrawls: 99, fakePortsPerIp: 0 });
+    expect(await t.db.gameServer.count({ where: { suspectedFake: true } })).toBe(0);
+  });
+
+  function statusLike(players: number, maxPlayers: number, bots: number): ServerStatus {
+    return {
+      protocol: 'source', name: 'generated', map: 'm', folder: 'f', game: 'g', appId: 1, gameId: null, players, maxPlayers, bots,
+      passwordProtected: false, vacSecured: true, dedicated: true, os: 'linux', version: '1', keywords: [], gamePort: null, steamId: null,
+      playerList: [], rules: [], raw: null, pingMs: 1,
+    };
   }
 });
