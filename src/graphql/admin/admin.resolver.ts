@@ -149,7 +149,7 @@ export class AdminResolver {
 
   @Mutation(() => GameServer, { description: 'Clear the suspected-fake flag of a server.' })
   async clearFakeFlag(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
-    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { suspectedFake: false } })));
+    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { suspectedFake: false, fakeReasons: [] } })));
   }
 
   @Mutation(() => MasterSource)

@@ -4,7 +4,7 @@
  * of the fields the query asks for; the fields of the others are left undefined and never read.
  */
 import { toId } from '../../shared/ids';
-import { GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
+import { FakeReason, GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
 import type { ServerRow } from './server-list';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
@@ -89,6 +89,7 @@ export function toGameServer(row: ServerRow): GameServer {
     lastAnsweredAt: row.lastAnsweredAt,
     lastError: row.lastError,
     suspectedFake: row.suspectedFake,
+    fakeReasons: row.fakeReasons?.map((r) => FakeReason[r]),
     isRelay: row.isRelay,
     notQueryable: row.notQueryable,
     hidden: row.hidden,

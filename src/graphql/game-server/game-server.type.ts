@@ -46,6 +46,28 @@ export enum ServerOs {
 }
 registerEnumType(ServerOs, { name: 'ServerOs' });
 
+/** The rules of docs/fake-players.md; the values are the database enum's. */
+export enum FakeReason {
+  PORT_FARM = 'PORT_FARM',
+  PLAYERS_ABOVE_MAX = 'PLAYERS_ABOVE_MAX',
+  INFO_ABOVE_PLAYER_LIST = 'INFO_ABOVE_PLAYER_LIST',
+  SAME_NAME_PLAYERS = 'SAME_NAME_PLAYERS',
+  ZERO_DURATION_PLAYERS = 'ZERO_DURATION_PLAYERS',
+  SHARED_PLAYER_NAMES = 'SHARED_PLAYER_NAMES',
+}
+registerEnumType(FakeReason, {
+  name: 'FakeReason',
+  description: 'Why a server is a suspected fake (each rule and its threshold: docs/fake-players.md).',
+  valuesConfig: {
+    PORT_FARM: { description: 'More query ports on its IP than FAKE_PORTS_PER_IP (a farm of fake servers).' },
+    PLAYERS_ABOVE_MAX: { description: 'A2S_INFO reports more players than max players.' },
+    INFO_ABOVE_PLAYER_LIST: { description: "A2S_INFO's player count far above the A2S_PLAYER list." },
+    SAME_NAME_PLAYERS: { description: 'Many players in its list share one name.' },
+    ZERO_DURATION_PLAYERS: { description: 'Many players in its list connected for zero seconds.' },
+    SHARED_PLAYER_NAMES: { description: 'Its player names were on many other servers at the same time.' },
+  },
+});
+
 @ObjectType({ description: 'A player as last seen.', simpleResolvers: true })
 export class Player {
   @Field(() => String)
@@ -189,8 +211,11 @@ export class GameServer {
   @Field(() => String, { nullable: true, description: 'Error code of the last failed query.' })
   lastError!: string | null;
 
-  @Field(() => Boolean, { description: 'Looks like a fake (farm of ports on one IP, impossible counts).' })
+  @Field(() => Boolean, { description: 'Looks like a fake (farm of ports on one IP, inflated player counts): left out of games, maps, population and default server lists. fakeReasons says which rules fired.' })
   suspectedFake!: boolean;
+
+  @Field(() => [FakeReason], { description: 'The rules that fired (empty when none did, or when the flag was set by hand).' })
+  fakeReasons!: FakeReason[];
 
   @Field(() => Boolean, { description: 'Steam Datagram Relay address: cannot be queried directly.' })
   isRelay!: boolean;

@@ -54,6 +54,7 @@ const FIELD_COLUMNS = {
   lastAnsweredAt: 'g.last_answered_at AS "lastAnsweredAt"',
   lastError: 'g.last_error AS "lastError"',
   suspectedFake: 'g.suspected_fake AS "suspectedFake"',
+  fakeReasons: 'g.fake_reasons::text[] AS "fakeReasons"',
   isRelay: 'g.is_relay AS "isRelay"',
   notQueryable: 'g.not_queryable AS "notQueryable"',
   hidden: 'g.hidden',
