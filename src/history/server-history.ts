@@ -3,6 +3,7 @@
  * the day totals of server_day outside it. Which of the three a request reads, and whether it may, is the
  * caller's decision (the API's history plan); this module reads what it is asked for.
  */
+import { Prisma } from '../generated/prisma/client';
 import type { Db } from '../shared/db';
 import { toId } from '../shared/ids';
 import { floorHour, utcDay } from './time';
@@ -117,4 +118,94 @@ export function mapTimeline(points: readonly HistoryPoint[], stepMs: number): Ma
     else spans.push({ map: p.map, from: p.at, to: end });
   }
   return spans;
+}
+
+/** A point of a series bucketed by SQL (readServerHistoryBuckets): the fields the API serves. */
+export interface HistoryBucket {
+  at: Date;
+  samples: number;
+  onlineShare: number;
+  playersMin: number | null;
+  playersAvg: number;
+  playersMax: number | null;
+  botsMax: number | null;
+  map: string | null;
+}
+
+interface BucketRow {
+  id: bigint;
+  at_ms: number;
+  samples: number;
+  pmin: number | null;
+  pmax: number | null;
+  pavg: number;
+  share: number;
+  bmax: number | null;
+  map: string | null;
+}
+
+/**
+ * History of many servers, HOUR slots or days merged into buckets of `bucketMs` (a multiple of the slot)
+ * by PostgreSQL, so a 30-day chart sends ~240 rows of a few numbers instead of every slot's arrays.
+ * Buckets start at multiples of `bucketMs` from 2000-01-01 UTC. The sums are the ones the per-slot
+ * re-bucketing makes (src/graphql/history/history-buckets.ts, rebucketHistory), in time order and in
+ * double precision, so both give the same numbers to the last bit: playersAvg and onlineShare are the
+ * slot averages weighted by samples, the map the one with most online samples (ties: the first name in
+ * code-point order).
+ */
+export async function readServerHistoryBuckets(
+  db: Db,
+  serverIds: readonly number[],
+  o: { from: Date; to: Date; resolution: 'HOUR' | 'DAY'; bucketMs: number },
+): Promise<Map<number, HistoryBucket[]>> {
+  const ids = [...new Set(serverIds)];
+  const series = new Map<number, HistoryBucket[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return series;
+  const bucket = `${Math.round(o.bucketMs / 1000)} seconds`;
+  const slots =
+    o.resolution === 'HOUR'
+      ? Prisma.sql`
+        SELECT * FROM (
+          SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
+            u.s::int AS s, COALESCE(u.o, 0)::int AS o, u.pmin::int AS pmin, u.pmax::int AS pmax, COALESCE(u.psum, 0)::bigint AS psum, u.bmax::int AS bmax, u.m AS m
+          FROM server_day d,
+            unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
+              WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
+          WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
+            AND u.s IS NOT NULL AND u.s > 0
+        ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}`
+      : Prisma.sql`
+        SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples AS s, online AS o, players_min::int AS pmin,
+          players_max::int AS pmax, players_sum::bigint AS psum, bots_max::int AS bmax, top_map AS m
+        FROM server_day
+        WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
+          AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}`;
+  const rows = await db.$queryRaw<BucketRow[]>`
+    WITH p AS (
+      SELECT id, at, s, o, pmin, pmax, psum, bmax, m, date_bin(${bucket}::interval, at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b
+      FROM (${slots}) slots
+    ), maps AS (
+      SELECT DISTINCT ON (id, b) id, b, m
+      FROM (SELECT id, b, m, sum(s * (o::float8 / s) ORDER BY at) AS w FROM p WHERE m <> '' GROUP BY id, b, m) w
+      ORDER BY id, b, w DESC, m COLLATE "C"
+    )
+    SELECT p.id, (extract(epoch FROM p.b) * 1000)::float8 AS at_ms, sum(p.s)::int AS samples, min(p.pmin) AS pmin, max(p.pmax) AS pmax,
+      sum((p.psum::float8 / p.s) * p.s ORDER BY p.at) / sum(p.s) AS pavg, sum((p.o::float8 / p.s) * p.s ORDER BY p.at) / sum(p.s) AS share,
+      max(p.bmax) AS bmax, maps.m AS map
+    FROM p LEFT JOIN maps ON maps.id = p.id AND maps.b = p.b
+    GROUP BY p.id, p.b, maps.m
+    ORDER BY p.id, p.b`;
+  for (const r of rows) {
+    series.get(toId(r.id))?.push({
+      at: new Date(Number(r.at_ms)),
+      samples: Number(r.samples),
+      onlineShare: Number(r.share),
+      playersMin: r.pmin === null ? null : Number(r.pmin),
+      playersAvg: Number(r.pavg),
+      playersMax: r.pmax === null ? null : Number(r.pmax),
+      botsMax: r.bmax === null ? null : Number(r.bmax),
+      map: r.map,
+    });
+  }
+  return series;
 }
