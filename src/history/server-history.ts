@@ -6,7 +6,10 @@
 import { Prisma } from '../generated/prisma/client';
 import type { Db } from '../shared/db';
 import { toId } from '../shared/ids';
-import { floorHour, utcDay } from './time';
+import { DAY_MS, HOUR_MS, floorHour, utcDay } from './time';
+
+/** Where bucket boundaries start (as date_bin's origin would; history-buckets.ts uses the same). */
+const ORIGIN_MS = Date.UTC(2000, 0, 1);
 
 /** The table a series is read from: raw samples, hourly slots or days. */
 export type SeriesResolution = 'RAW' | 'HOUR' | 'DAY';
@@ -134,7 +137,7 @@ export interface HistoryBucket {
 
 interface BucketRow {
   id: bigint;
-  at_ms: number;
+  b: number;
   samples: number;
   pmin: number | null;
   pmax: number | null;
@@ -161,43 +164,45 @@ export async function readServerHistoryBuckets(
   const ids = [...new Set(serverIds)];
   const series = new Map<number, HistoryBucket[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return series;
-  const bucket = `${Math.round(o.bucketMs / 1000)} seconds`;
+  // Slots are numbered from 2000-01-01 UTC (hours or days) and grouped by integer division: cheaper for
+  // PostgreSQL than timestamps through date_bin, and the same buckets (the range never reaches before 2000).
+  const slotMs = o.resolution === 'HOUR' ? HOUR_MS : DAY_MS;
+  const perBucket = Math.max(1, Math.round(o.bucketMs / slotMs));
   const slots =
     o.resolution === 'HOUR'
       ? Prisma.sql`
         SELECT * FROM (
-          SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
+          SELECT d.game_server_id AS id, (d.day - DATE '2000-01-01') * 24 + (u.i::int - 1) AS t,
             u.s::int AS s, COALESCE(u.o, 0)::int AS o, u.pmin::int AS pmin, u.pmax::int AS pmax, COALESCE(u.psum, 0)::bigint AS psum, u.bmax::int AS bmax, u.m AS m
           FROM server_day d,
             unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
               WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
           WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
             AND u.s IS NOT NULL AND u.s > 0
-        ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}`
+        ) h WHERE h.t >= ${(floorHour(o.from).getTime() - ORIGIN_MS) / HOUR_MS} AND h.t < ${Math.ceil((o.to.getTime() - ORIGIN_MS) / HOUR_MS)}`
       : Prisma.sql`
-        SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples AS s, online AS o, players_min::int AS pmin,
+        SELECT game_server_id AS id, day - DATE '2000-01-01' AS t, samples AS s, online AS o, players_min::int AS pmin,
           players_max::int AS pmax, players_sum::bigint AS psum, bots_max::int AS bmax, top_map AS m
         FROM server_day
         WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
           AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}`;
   const rows = await db.$queryRaw<BucketRow[]>`
     WITH p AS (
-      SELECT id, at, s, o, pmin, pmax, psum, bmax, m, date_bin(${bucket}::interval, at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS b
-      FROM (${slots}) slots
+      SELECT id, t, t / ${perBucket}::int AS b, s, o, pmin, pmax, psum, bmax, m FROM (${slots}) slots
     ), maps AS (
       SELECT DISTINCT ON (id, b) id, b, m
-      FROM (SELECT id, b, m, sum(s * (o::float8 / s) ORDER BY at) AS w FROM p WHERE m <> '' GROUP BY id, b, m) w
+      FROM (SELECT id, b, m, sum(s * (o::float8 / s) ORDER BY t) AS w FROM p WHERE m <> '' GROUP BY id, b, m) w
       ORDER BY id, b, w DESC, m COLLATE "C"
     )
-    SELECT p.id, (extract(epoch FROM p.b) * 1000)::float8 AS at_ms, sum(p.s)::int AS samples, min(p.pmin) AS pmin, max(p.pmax) AS pmax,
-      sum((p.psum::float8 / p.s) * p.s ORDER BY p.at) / sum(p.s) AS pavg, sum((p.o::float8 / p.s) * p.s ORDER BY p.at) / sum(p.s) AS share,
-      max(p.bmax) AS bmax, maps.m AS map
-    FROM p LEFT JOIN maps ON maps.id = p.id AND maps.b = p.b
-    GROUP BY p.id, p.b, maps.m
-    ORDER BY p.id, p.b`;
+    SELECT g.id, g.b, g.samples, g.pmin, g.pmax, g.pavg, g.share, g.bmax, maps.m AS map FROM (
+      SELECT id, b, sum(s)::int AS samples, min(pmin) AS pmin, max(pmax) AS pmax,
+        sum((psum::float8 / s) * s ORDER BY t) / sum(s) AS pavg, sum((o::float8 / s) * s ORDER BY t) / sum(s) AS share, max(bmax) AS bmax
+      FROM p GROUP BY id, b
+    ) g LEFT JOIN maps ON maps.id = g.id AND maps.b = g.b
+    ORDER BY g.id, g.b`;
   for (const r of rows) {
     series.get(toId(r.id))?.push({
-      at: new Date(Number(r.at_ms)),
+      at: new Date(ORIGIN_MS + Number(r.b) * perBucket * slotMs),
       samples: Number(r.samples),
       onlineShare: Number(r.share),
       playersMin: r.pmin === null ? null : Number(r.pmin),
