@@ -17,6 +17,7 @@ import { runCrawlPart } from './crawl/crawl-part';
 import { runApiPart } from './api/api-part';
 import { dropStorageDb, runStoragePart } from './storage/storage-part';
 import { runWebPart } from './web/web-part';
+import { runScalePart } from './scale/scale-part';
 
 type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) => void) => Promise<PartResult>;
 
@@ -27,6 +28,7 @@ const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   storage: { title: 'Storage', run: runStoragePart },
   api: { title: 'API', run: runApiPart },
   web: { title: 'Web pages', run: runWebPart },
+  scale: { title: 'Scale-out (1, 2, 4 workers)', run: runScalePart },
 };
 
 function log(line: string): void {
@@ -64,8 +66,8 @@ function render(machine: MachineInfo, options: BenchOptions, results: PartResult
     '## How to run',
     '',
     '- `npm run bench`: every part, writes this file (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).',
-    '- `npm run bench -- --only query` (or decode, crawl, storage, api, web; comma separated): some parts, written to bench/out/BENCHMARKS.partial.md.',
-    '- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`.',
+    '- `npm run bench -- --only query` (or decode, crawl, storage, api, web, scale; comma separated): some parts, written to bench/out/BENCHMARKS.partial.md.',
+    '- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4`.',
     '- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.',
     '',
     `Options of this run: \`${JSON.stringify(options)}\``,
