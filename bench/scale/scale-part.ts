@@ -74,14 +74,26 @@ export interface ScaleCrawl {
   xactCommit: number;
   rowsInserted: number;
   rowsUpdated: number;
+  /** Per table (partitions under their parent): rows inserted, updated (of which HOT), deleted. */
+  tableWrites: TableWrites[];
   /** Bytes of every key under the run's Redis prefix (MEMORY USAGE): the largest seen, and at the end. */
   redisPeakBytes: number;
   redisEndBytes: number;
   workerPeakRssBytes: number[];
 }
 
+export interface TableWrites {
+  table: string;
+  ins: number;
+  upd: number;
+  hot: number;
+  del: number;
+}
+
 export interface ScaleRun {
   workers: number;
+  /** CPU ms per second of one idle worker (between crawls, averaged over the workers). */
+  workerIdleCpuMsPerSecond: number;
   crawls: ScaleCrawl[];
   /** pg_total_relation_size(server_sample) after both crawls, and the samples in it. */
   sampleTableBytes: number;
@@ -186,6 +198,25 @@ async function dbStat(q: Query): Promise<DbStat> {
   return { xact: Number(r?.x ?? 0), ins: Number(r?.i ?? 0), upd: Number(r?.u ?? 0) };
 }
 
+/** Rows written per table so far; a partition counts under its parent (pg_inherits). */
+async function tableStats(q: Query): Promise<TableWrites[]> {
+  const r = await q<{ t: string; i: string; u: string; h: string; d: string }>(
+    `SELECT COALESCE(p.relname, s.relname) AS t, sum(s.n_tup_ins)::text AS i, sum(s.n_tup_upd)::text AS u, sum(s.n_tup_hot_upd)::text AS h, sum(s.n_tup_del)::text AS d
+       FROM pg_stat_user_tables s LEFT JOIN pg_inherits ih ON ih.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = ih.inhparent GROUP BY 1`,
+  );
+  return r.rows.map((x) => ({ table: x.t, ins: Number(x.i), upd: Number(x.u), hot: Number(x.h), del: Number(x.d) }));
+}
+
+function diffTables(before: TableWrites[], after: TableWrites[]): TableWrites[] {
+  return after
+    .map((a) => {
+      const b = before.find((x) => x.table === a.table);
+      return { table: a.table, ins: a.ins - (b?.ins ?? 0), upd: a.upd - (b?.upd ?? 0), hot: a.hot - (b?.hot ?? 0), del: a.del - (b?.del ?? 0) };
+    })
+    .filter((t) => t.ins + t.upd + t.del > 0)
+    .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
+}
+
 interface CrawlRow {
   id: string;
   started_at: Date;
@@ -212,7 +243,7 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
   const children: ChildProcess[] = [];
   const stderrTails = new Map<ChildProcess, string>();
   const queues = createCrawlQueues({ redisUrl, prefix, jobAttempts: 3, jobBackoffMs: 1000 });
-  const run: ScaleRun = { workers, crawls: [], sampleTableBytes: NaN, sampleRows: 0, loadBefore: loadAverage(), loadAfter: [] };
+  const run: ScaleRun = { workers, workerIdleCpuMsPerSecond: NaN, crawls: [], sampleTableBytes: NaN, sampleRows: 0, loadBefore: loadAverage(), loadAfter: [] };
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -244,6 +275,12 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
     const simPids = fleet.children.map((ch) => ch.pid as number);
 
     for (const crawlNo of [1, 2]) {
+      // Before the baselines: the wait for the statistics also shows what the workers cost when idle.
+      const idleStart = pids().map((p) => cpuMsOf(treePids(p)));
+      const idleStarted = performance.now();
+      const statBefore = await dbStat(q);
+      const tablesBefore = await tableStats(q);
+      run.workerIdleCpuMsPerSecond = crawlNo === 2 ? pids().reduce((sum, p, i) => sum + cpuMsOf(treePids(p)) - (idleStart[i] ?? 0), 0) / workers / ((performance.now() - idleStarted) / 1000) : NaN;
       await refreshBackends();
       const lastId = (await q<{ id: string | null }>('SELECT max(id)::text AS id FROM crawl')).rows[0]?.id ?? null;
       const workerBefore = pids().map((p) => cpuMsOf(treePids(p)));
@@ -253,7 +290,6 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       const redisMeter = new CpuMeter(() => cpuMsByName('redis-server').pids);
       const simBefore = cpuMsOf(simPids);
       const machineBefore = machineBusyMs();
-      const statBefore = await dbStat(q);
       const ownBefore = ownQueries;
       const fleetBefore = await fleet.stats();
       log(`scale ${workers} worker(s), crawl ${crawlNo}: start`);
@@ -299,6 +335,7 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       const redisEnd = await prefixBytes(redis, prefix);
       const statAfter = await dbStat(q);
       const ownDuring = ownQueries - ownBefore;
+      const tablesAfter = await tableStats(q);
       const crawlKey = (await q<{ key: string }>('SELECT key FROM crawl WHERE id = $1', [row?.id ?? '0'])).rows[0]?.key;
       const jobs = (await queues.query.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'], 0, -1)).filter((j) => (j.data as { crawlKey?: string } | undefined)?.crawlKey === crawlKey);
       if (!row) throw new Error(`no crawl started within ${seconds(CRAWL_DEADLINE_MS, 0)}`);
@@ -335,6 +372,7 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
         batchJobStarts: jobs.reduce((sum, j) => sum + (j.attemptsStarted ?? 0), 0),
         batchJobsStalled: jobs.reduce((sum, j) => sum + (j.stalledCounter ?? 0), 0),
         xactCommit: statAfter.xact - statBefore.xact - ownDuring,
+        tableWrites: diffTables(tablesBefore, tablesAfter),
         rowsInserted: statAfter.ins - statBefore.ins,
         rowsUpdated: statAfter.upd - statBefore.upd,
         redisPeakBytes: Math.max(redisPeak, redisEnd),
@@ -347,7 +385,8 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       );
       if (!crawl.finished) break;
     }
-    run.sampleTableBytes = Number((await c.query<{ b: string }>("SELECT pg_total_relation_size('server_sample')::text AS b")).rows[0]?.b ?? NaN);
+    // server_sample is partitioned: its size is the sum of its partitions'.
+    run.sampleTableBytes = Number((await c.query<{ b: string }>("SELECT sum(pg_total_relation_size(relid))::text AS b FROM pg_partition_tree('server_sample')")).rows[0]?.b ?? NaN);
     run.sampleRows = Number((await c.query<{ n: string }>('SELECT count(*)::text AS n FROM server_sample')).rows[0]?.n ?? 0);
   } catch (err) {
     run.error = err instanceof Error ? err.message : String(err);
@@ -410,7 +449,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     `${num(cr.batches)} (${num(cr.batchesOpen)} open); ${num(cr.batchJobs)} jobs started **${num(cr.batchJobStarts)}** times, ${num(cr.batchJobsStalled)} stalls`,
     num(cr.simRequests / Math.max(1, cr.listed), 3),
     `${num(cr.xactCommit / Math.max(1, cr.queried), 3)} tx, ${num(cr.rowsInserted / Math.max(1, cr.queried), 2)} inserted + ${num(cr.rowsUpdated / Math.max(1, cr.queried), 2)} updated`,
-    `${mib(cr.redisPeakBytes)} peak, ${mib(cr.redisEndBytes)} at the end`,
+    `${num(cr.redisPeakBytes / 1024, 0)} KiB peak (${num(cr.redisPeakBytes / Math.max(1, cr.listed), 0)} bytes per server), ${num(cr.redisEndBytes / 1024, 0)} KiB at the end`,
     cr.workerPeakRssBytes.map((b) => mib(b)).join(', '),
   ];
   const all = runs.flatMap((r) => r.crawls);
@@ -440,6 +479,12 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
       `the simulated servers received ${datagrams.map((d) => num(d, 3)).join(' / ')} datagrams per server in the steady crawls with ${steady.map((cr) => cr.workers).join(' / ')} worker(s) (spread ${num(datagramSpread * 100, 1)} %: how many servers time out, and so are not asked for players and rules, varies with the machine's load).`,
     '',
     table(['workers / crawl', 'crawl counters', 'samples (SQL)', 'batches', 'datagrams received per server', 'PostgreSQL writes per server (pg_stat_database)', 'Redis memory under the prefix', 'worker peak RSS'], all.map(checkRow)),
+    '',
+    `Rows written per server in the steady crawl, by table (pg_stat_user_tables, partitions under their parent; inserted / updated (HOT) / deleted): ${steady
+      .map((cr) => `${cr.workers} worker(s): ${cr.tableWrites.map((t) => `${t.table} ${num(t.ins / Math.max(1, cr.queried), 2)} / ${num(t.upd / Math.max(1, cr.queried), 2)} (${num(t.hot / Math.max(1, cr.queried), 2)}) / ${num(t.del / Math.max(1, cr.queried), 2)}`).join(', ')}`)
+      .join('; ')}.`,
+    '',
+    `An idle worker (between crawls) used ${runs.map((r) => `${num(r.workerIdleCpuMsPerSecond, 1)}`).join(' / ')} ms of CPU per second with ${runs.map((r) => r.workers).join(' / ')} worker(s): the fixed cost each added process brings, which a small fleet or a short crawl does not amortise.`,
     '',
     `Raw history on disk: \`pg_total_relation_size('server_sample')\` after the ${biggest?.workers ?? '?'}-worker run's two crawls is ${mib(biggest?.sampleTableBytes ?? NaN)} for ${num(biggest?.sampleRows ?? 0)} samples, ${num(bytesPerSample, 1)} bytes per sample (a table this young has little bloat; bench/storage measures a full raw window). docs/scaling.md turns these figures into the full Steam listing.`,
     '',
