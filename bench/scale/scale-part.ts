@@ -32,6 +32,20 @@ import { behaviourOf } from '../../src/simulator/make-fleet';
 const SERVERS_PER_PROCESS = 10_000;
 const CRAWL_DEADLINE_MS = 10 * 60_000;
 const SOURCE_NAME = 'scale-master';
+// The crawler's defaults (src/shared/config.ts) for one process, divided between the workers.
+const QUERY_CONCURRENCY = 800;
+const WORKER_CONCURRENCY = 16;
+
+/**
+ * One worker's share of the one-worker concurrency. The workers share the bench's two cores with the
+ * fleet and PostgreSQL: each with the full default (800 queries in flight) multiplied the load, the
+ * fleet's replies came late, and a 4-worker crawl timed out on a third of its servers, which measures
+ * an overloaded machine rather than how the work divides. On machines of their own, workers keep the
+ * defaults.
+ */
+function shareOf(workers: number): { queryConcurrency: number; workerConcurrency: number } {
+  return { queryConcurrency: Math.ceil(QUERY_CONCURRENCY / workers), workerConcurrency: Math.max(1, Math.ceil(WORKER_CONCURRENCY / workers)) };
+}
 
 /** What one crawl cost and did, measured from its start to its crawl row being closed. */
 export interface ScaleCrawl {
@@ -74,6 +88,8 @@ export interface ScaleCrawl {
   xactCommit: number;
   rowsInserted: number;
   rowsUpdated: number;
+  /** WAL the cluster wrote over the crawl (with the statistics waits): an upper bound, other sessions' writes included. */
+  walBytes: number;
   /** Per table (partitions under their parent): rows inserted, updated (of which HOT), deleted. */
   tableWrites: TableWrites[];
   /** Bytes of every key under the run's Redis prefix (MEMORY USAGE): the largest seen, and at the end. */
@@ -184,6 +200,8 @@ interface DbStat {
   xact: number;
   ins: number;
   upd: number;
+  /** pg_current_wal_lsn as bytes: the cluster's WAL, other databases' writes included. */
+  wal: number;
 }
 
 type Query = <R extends QueryResultRow>(sql: string, params?: unknown[]) => Promise<QueryResult<R>>;
@@ -194,15 +212,22 @@ const STATS_FLUSH_MS = 11_000;
 async function dbStat(q: Query): Promise<DbStat> {
   await new Promise((r) => setTimeout(r, STATS_FLUSH_MS));
   await q('SELECT pg_stat_clear_snapshot()');
-  const r = (await q<{ x: string; i: string; u: string }>('SELECT xact_commit::text AS x, tup_inserted::text AS i, tup_updated::text AS u FROM pg_stat_database WHERE datname = current_database()')).rows[0];
-  return { xact: Number(r?.x ?? 0), ins: Number(r?.i ?? 0), upd: Number(r?.u ?? 0) };
+  const r = (
+    await q<{ x: string; i: string; u: string; w: string }>(
+      "SELECT xact_commit::text AS x, tup_inserted::text AS i, tup_updated::text AS u, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS w FROM pg_stat_database WHERE datname = current_database()",
+    )
+  ).rows[0];
+  return { xact: Number(r?.x ?? 0), ins: Number(r?.i ?? 0), upd: Number(r?.u ?? 0), wal: Number(r?.w ?? NaN) };
 }
 
-/** Rows written per table so far; a partition counts under its parent (pg_inherits). */
+/** Rows written per table so far; a partition counts under its parent (pg_inherits), TOAST under its table. */
 async function tableStats(q: Query): Promise<TableWrites[]> {
+  // TOAST tables (large jsonb values stored out of line) count under their table's name + " TOAST".
   const r = await q<{ t: string; i: string; u: string; h: string; d: string }>(
-    `SELECT COALESCE(p.relname, s.relname) AS t, sum(s.n_tup_ins)::text AS i, sum(s.n_tup_upd)::text AS u, sum(s.n_tup_hot_upd)::text AS h, sum(s.n_tup_del)::text AS d
-       FROM pg_stat_user_tables s LEFT JOIN pg_inherits ih ON ih.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = ih.inhparent GROUP BY 1`,
+    `SELECT COALESCE(p.relname, o.relname || ' TOAST', s.relname) AS t, sum(s.n_tup_ins)::text AS i, sum(s.n_tup_upd)::text AS u, sum(s.n_tup_hot_upd)::text AS h, sum(s.n_tup_del)::text AS d
+       FROM pg_stat_all_tables s LEFT JOIN pg_inherits ih ON ih.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = ih.inhparent
+       LEFT JOIN pg_class o ON o.reltoastrelid = s.relid
+      WHERE s.schemaname IN ('public', 'pg_toast') GROUP BY 1`,
   );
   return r.rows.map((x) => ({ table: x.t, ins: Number(x.i), upd: Number(x.u), hot: Number(x.h), del: Number(x.d) }));
 }
@@ -255,6 +280,8 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       LOG_LEVEL: 'warn',
       MIGRATE_ON_START: 'false',
       CRAWL_INTERVAL_MS: '3600000',
+      QUERY_CONCURRENCY: String(shareOf(workers).queryConcurrency),
+      WORKER_CONCURRENCY: String(shareOf(workers).workerConcurrency),
     };
     const spawnRole = (role: string): ChildProcess => {
       const child = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', role], { env, raiseFileLimit: true });
@@ -373,6 +400,7 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
         batchJobsStalled: jobs.reduce((sum, j) => sum + (j.stalledCounter ?? 0), 0),
         xactCommit: statAfter.xact - statBefore.xact - ownDuring,
         tableWrites: diffTables(tablesBefore, tablesAfter),
+        walBytes: statAfter.wal - statBefore.wal,
         rowsInserted: statAfter.ins - statBefore.ins,
         rowsUpdated: statAfter.upd - statBefore.upd,
         redisPeakBytes: Math.max(redisPeak, redisEnd),
@@ -448,7 +476,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     `${num(cr.samples)} samples; max **${cr.maxSamplesPerServer}** per server; ${num(cr.serversWithoutSample)} batched servers without one`,
     `${num(cr.batches)} (${num(cr.batchesOpen)} open); ${num(cr.batchJobs)} jobs started **${num(cr.batchJobStarts)}** times, ${num(cr.batchJobsStalled)} stalls`,
     num(cr.simRequests / Math.max(1, cr.listed), 3),
-    `${num(cr.xactCommit / Math.max(1, cr.queried), 3)} tx, ${num(cr.rowsInserted / Math.max(1, cr.queried), 2)} inserted + ${num(cr.rowsUpdated / Math.max(1, cr.queried), 2)} updated`,
+    `${num(cr.xactCommit / Math.max(1, cr.queried), 3)} tx, ${num(cr.rowsInserted / Math.max(1, cr.queried), 2)} inserted + ${num(cr.rowsUpdated / Math.max(1, cr.queried), 2)} updated; WAL at most ${num(cr.walBytes / Math.max(1, cr.queried), 0)} bytes`,
     `${num(cr.redisPeakBytes / 1024, 0)} KiB peak (${num(cr.redisPeakBytes / Math.max(1, cr.listed), 0)} bytes per server), ${num(cr.redisEndBytes / 1024, 0)} KiB at the end`,
     cr.workerPeakRssBytes.map((b) => mib(b)).join(', '),
   ];
@@ -461,13 +489,14 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
   const markdown = [
     `One fleet of ${num(count)} simulated servers (${processes} process(es) of the bench's own fleet child, bench/scale/sim-child.ts, which counts the datagrams it receives; the default \`makeFleet\` mix, ${num(answering)} of them answer), ` +
       'the simulated Valve master (rate limit off) in the bench process, and for each worker count a fresh database and Redis prefix on the machine\'s one PostgreSQL and one Redis: ' +
-      '`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`, default settings. ' +
+      '`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`. ' +
+      `The one-worker defaults (${QUERY_CONCURRENCY} queries in flight, ${WORKER_CONCURRENCY} batch jobs at once) are divided between the N workers (${options.scaleWorkers.map((w) => `${w}: ${shareOf(w).queryConcurrency} / ${shareOf(w).workerConcurrency}`).join(', ')}), so every run puts the same load on the shared two cores; with the full defaults in each worker, 4 workers overloaded this machine and a third of the servers timed out. ` +
       'Each worker count crawls twice: crawl 1 discovers the fleet (a fresh database; its CPU includes the processes starting), crawl 2 (started by enqueuing a start-crawl job, as the API\'s triggerCrawl does) is the steady state a 5-minute cadence repeats, and the per-server costs come from it. ' +
       'Wall time runs from the start to the crawl row being closed.',
     '',
     `Load average (1/5/15 min) on this shared machine: ${runs.map((r) => `${r.workers} worker(s): ${r.loadBefore.map((l) => num(l, 2)).join(' / ')} before, ${r.loadAfter.map((l) => num(l, 2)).join(' / ')} after`).join('; ')}.`,
     '',
-    'Steady state (crawl 2), CPU per server queried:',
+    'Steady state (crawl 2), CPU per server queried (servers that time out cost less than those that answer: see "answered" below):',
     '',
     table(['workers', 'wall', 'servers/s', 'workers CPU per server (each worker)', 'PostgreSQL CPU per server: bench database backends (all postgres processes)', 'Redis CPU per server', 'scheduler CPU per server', 'machine busy'], steady.map((cr) => rowOf(cr, ''))),
     '',
@@ -478,7 +507,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     `Nothing done twice: ${oneEach ? '**every crawl wrote exactly one sample per listed server**, its counters say queried = listed, every batch closed, and every query-batch job was started exactly once (BullMQ attemptsStarted)' : '**a check failed** (see the table)'}; ` +
       `the simulated servers received ${datagrams.map((d) => num(d, 3)).join(' / ')} datagrams per server in the steady crawls with ${steady.map((cr) => cr.workers).join(' / ')} worker(s) (spread ${num(datagramSpread * 100, 1)} %: how many servers time out, and so are not asked for players and rules, varies with the machine's load).`,
     '',
-    table(['workers / crawl', 'crawl counters', 'samples (SQL)', 'batches', 'datagrams received per server', 'PostgreSQL writes per server (pg_stat_database)', 'Redis memory under the prefix', 'worker peak RSS'], all.map(checkRow)),
+    table(['workers / crawl', 'crawl counters', 'samples (SQL)', 'batches', 'datagrams received per server', 'PostgreSQL writes per server (pg_stat_database; WAL of the whole cluster, an upper bound)', 'Redis memory under the prefix', 'worker peak RSS'], all.map(checkRow)),
     '',
     `Rows written per server in the steady crawl, by table (pg_stat_user_tables, partitions under their parent; inserted / updated (HOT) / deleted): ${steady
       .map((cr) => `${cr.workers} worker(s): ${cr.tableWrites.map((t) => `${t.table} ${num(t.ins / Math.max(1, cr.queried), 2)} / ${num(t.upd / Math.max(1, cr.queried), 2)} (${num(t.hot / Math.max(1, cr.queried), 2)}) / ${num(t.del / Math.max(1, cr.queried), 2)}`).join(', ')}`)
