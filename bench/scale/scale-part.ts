@@ -28,6 +28,7 @@ import { fleetLayout, layoutSpecs, type FleetLayout } from '../../src/simulator/
 import type { FleetStats } from '../../src/simulator/fleet';
 import { startSimValveMaster } from '../../src/simulator/master';
 import { behaviourOf } from '../../src/simulator/make-fleet';
+import { MASTER_ADDRESSES_PER_PACKET } from '../../src/protocol/defaults';
 
 const SERVERS_PER_PROCESS = 10_000;
 const CRAWL_DEADLINE_MS = 10 * 60_000;
@@ -486,9 +487,10 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
   const datagramSpread = datagrams.length > 0 ? (Math.max(...datagrams) - Math.min(...datagrams)) / Math.min(...datagrams) : NaN;
   const biggest = runs[runs.length - 1];
   const bytesPerSample = biggest && biggest.sampleRows > 0 ? biggest.sampleTableBytes / biggest.sampleRows : NaN;
+  const listingPages = Math.ceil(count / MASTER_ADDRESSES_PER_PACKET);
   const markdown = [
     `One fleet of ${num(count)} simulated servers (${processes} process(es) of the bench's own fleet child, bench/scale/sim-child.ts, which counts the datagrams it receives; the default \`makeFleet\` mix, ${num(answering)} of them answer), ` +
-      'the simulated Valve master (rate limit off) in the bench process, and for each worker count a fresh database and Redis prefix on the machine\'s one PostgreSQL and one Redis: ' +
+      `the simulated Valve master in the bench process with its rate limit and the crawler's pacing off (at a real master's 20-30 requests a minute, ${MASTER_ADDRESSES_PER_PACKET} addresses a page, listing these ${num(count)} servers once would take ${num(listingPages / 30, 1)}-${num(listingPages / 20, 1)} minutes: see docs/scaling.md), and for each worker count a fresh database and Redis prefix on the machine's one PostgreSQL and one Redis: ` +
       '`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`. ' +
       `The one-worker defaults (${QUERY_CONCURRENCY} queries in flight, ${WORKER_CONCURRENCY} batch jobs at once) are divided between the N workers (${options.scaleWorkers.map((w) => `${w}: ${shareOf(w).queryConcurrency} / ${shareOf(w).workerConcurrency}`).join(', ')}), so every run puts the same load on the shared two cores; with the full defaults in each worker, 4 workers overloaded this machine and a third of the servers timed out. ` +
       'Each worker count crawls twice: crawl 1 discovers the fleet (a fresh database; its CPU includes the processes starting), crawl 2 (started by enqueuing a start-crawl job, as the API\'s triggerCrawl does) is the steady state a 5-minute cadence repeats, and the per-server costs come from it. ' +
