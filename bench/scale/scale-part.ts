@@ -26,9 +26,9 @@ import { deleteRedisPrefix } from '../../src/shared/redis-prefix';
 import { createCrawlQueues, enqueueCrawl } from '../../src/crawler/queues';
 import { fleetLayout, layoutSpecs, type FleetLayout } from '../../src/simulator/fleet-processes';
 import type { FleetStats } from '../../src/simulator/fleet';
-import { startSimValveMaster } from '../../src/simulator/master';
+import { REAL_MASTER_RATE_LIMIT, startSimValveMaster } from '../../src/simulator/master';
 import { behaviourOf } from '../../src/simulator/make-fleet';
-import { MASTER_ADDRESSES_PER_PACKET } from '../../src/protocol/defaults';
+import { DEFAULT_MASTER_REQUESTS_PER_MINUTE, MASTER_ADDRESSES_PER_PACKET } from '../../src/protocol/defaults';
 
 const SERVERS_PER_PROCESS = 10_000;
 const CRAWL_DEADLINE_MS = 10 * 60_000;
@@ -432,6 +432,95 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
   return run;
 }
 
+/** Servers the paced-listing runs list (a part of the fleet: at the real rate the listing is slow). */
+const PACED_LISTING_SERVERS = 5000;
+const PACED_LISTING_DEADLINE_MS = 6 * 60_000;
+
+/** One crawl's listing against the simulated master with its real rate limit and the crawler's default pacing. */
+export interface PacedListing {
+  regions: string;
+  servers: number;
+  /** From the crawl's start to its last listing run closed. */
+  wallMs: number;
+  finished: boolean;
+  runs: number;
+  runsPartial: number;
+  found: number;
+  /** Distinct servers listed (game_server rows). */
+  distinct: number;
+  masterRequests: number;
+  masterAnswered: number;
+  masterRateLimited: number;
+  errors: string[];
+}
+
+/** Lists part of the fleet (no queries measured) through one worker, as the crawl does, at the real rate. */
+async function pacedListing(fleet: SimFleet, regions: number[], log: (line: string) => void): Promise<PacedListing> {
+  const specs = fleet.specs.slice(0, PACED_LISTING_SERVERS);
+  const master = await startSimValveMaster({ fleet: specs, rateLimit: REAL_MASTER_RATE_LIMIT, host: '127.0.0.1', port: 0 });
+  const db = await createBenchDb('scalelist');
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `gsscale${process.pid}list${regions.length}`;
+  const c = await connect(db.url);
+  const children: ChildProcess[] = [];
+  const label = regions.length === 0 ? 'every region (0x00-0x07 and 0xFF), as the crawl does' : `region ${regions.map((r) => `0x${r.toString(16).toUpperCase()}`).join(', ')} only`;
+  const result: PacedListing = { regions: label, servers: specs.length, wallMs: NaN, finished: false, runs: 0, runsPartial: 0, found: 0, distinct: 0, masterRequests: 0, masterAnswered: 0, masterRateLimited: 0, errors: [] };
+  try {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL: redisUrl,
+      GSINDEX_QUEUE_PREFIX: prefix,
+      // No requestsPerMinute: the crawler's default pacing.
+      MASTER_SOURCES: JSON.stringify([{ name: SOURCE_NAME, kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, intervalMs: 3_600_000, regions }]),
+      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+      LOG_LEVEL: 'error',
+      MIGRATE_ON_START: 'false',
+      CRAWL_INTERVAL_MS: '3600000',
+    };
+    for (const role of ['worker', 'scheduler']) {
+      const child = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', role], { env, raiseFileLimit: true });
+      child.stdout?.resume();
+      child.stderr?.resume();
+      children.push(child);
+    }
+    log(`scale paced listing, ${label}: ${num(specs.length)} servers`);
+    const started = performance.now();
+    let crawlStart: Date | null = null;
+    while (performance.now() - started < PACED_LISTING_DEADLINE_MS) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const row = (await c.query<{ started_at: Date; runs: number; open: number; last: Date | null }>(
+        'SELECT c.started_at, count(r.id)::int AS runs, count(r.id) FILTER (WHERE r.finished_at IS NULL)::int AS open, max(r.finished_at) AS last FROM crawl c LEFT JOIN crawl_run r ON r.crawl_id = c.id GROUP BY c.id ORDER BY c.id LIMIT 1',
+      )).rows[0];
+      if (!row) continue;
+      crawlStart = row.started_at;
+      if (row.runs > 0 && row.open === 0 && row.last) {
+        result.finished = true;
+        result.wallMs = row.last.getTime() - row.started_at.getTime();
+        break;
+      }
+    }
+    if (!result.finished) result.wallMs = crawlStart ? Date.now() - crawlStart.getTime() : NaN;
+    const runs = (await c.query<{ found: number; partial: boolean; error: string | null }>('SELECT found, partial, error FROM crawl_run')).rows;
+    result.runs = runs.length;
+    result.runsPartial = runs.filter((r) => r.partial).length;
+    result.found = runs.reduce((sum, r) => sum + r.found, 0);
+    result.errors = [...new Set(runs.map((r) => r.error).filter((e): e is string => e !== null))].slice(0, 3);
+    result.distinct = Number((await c.query<{ n: string }>('SELECT count(*)::text AS n FROM game_server')).rows[0]?.n ?? 0);
+    result.masterRequests = master.stats.requests;
+    result.masterAnswered = master.stats.answered;
+    result.masterRateLimited = master.stats.rateLimited;
+    log(`scale paced listing, ${label}: ${result.finished ? 'listed' : 'NOT listed'} in ${seconds(result.wallMs, 0)}, ${result.runsPartial} of ${result.runs} runs partial, master ${result.masterRequests} requests, ${result.masterRateLimited} refused`);
+  } finally {
+    await Promise.all(children.map((ch) => stopChild(ch, 20_000)));
+    await c.end().catch(() => undefined);
+    await master.close();
+    await deleteRedisPrefix(redisUrl, prefix).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  }
+  return result;
+}
+
 const perServer = (ms: number, servers: number): string => `${num(ms / Math.max(1, servers), 3)} ms`;
 
 export async function runScalePart(options: BenchOptions, outDir: string, log: (line: string) => void): Promise<PartResult> {
@@ -444,8 +533,10 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
   const fleet = await startFleetChildren(layout);
   const master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false, host: '127.0.0.1', port: 0 });
   const runs: ScaleRun[] = [];
+  const paced: PacedListing[] = [];
   try {
     for (const workers of options.scaleWorkers) runs.push(await runWorkers(workers, fleet, master.address, log));
+    for (const regions of [[], [0xff]]) paced.push(await pacedListing(fleet, regions, log));
   } finally {
     await master.close();
     await fleet.stop();
@@ -519,6 +610,13 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     '',
     `Raw history on disk: \`pg_total_relation_size('server_sample')\` after the ${biggest?.workers ?? '?'}-worker run's two crawls is ${mib(biggest?.sampleTableBytes ?? NaN)} for ${num(biggest?.sampleRows ?? 0)} samples, ${num(bytesPerSample, 1)} bytes per sample (a table this young has little bloat; bench/storage measures a full raw window). docs/scaling.md turns these figures into the full Steam listing.`,
     '',
+    `Listing at the real rate: the runs above list with the master's rate limit and the crawler's pacing off. Here the first ${num(PACED_LISTING_SERVERS)} servers of the same fleet are listed by one worker through the simulated master with the real limit (${REAL_MASTER_RATE_LIMIT.packetsPerWindow} requests per ${seconds(REAL_MASTER_RATE_LIMIT.windowMs, 0)} from one address, then ${seconds(REAL_MASTER_RATE_LIMIT.silenceMs, 0)} of silence) and the crawler's default pacing (${DEFAULT_MASTER_REQUESTS_PER_MINUTE} requests a minute per listing), from the crawl's start to its last listing run closed:`,
+    '',
+    table(
+      ['regions listed', 'listing took', 'runs (partial)', 'addresses listed (distinct servers)', 'master requests (answered, refused by its limit)', 'errors'],
+      paced.map((p) => [p.regions, p.finished ? `**${seconds(p.wallMs, 0)}**` : `not done after ${seconds(p.wallMs, 0)}`, `${p.runs} (${p.runsPartial})`, `${num(p.found)} (${num(p.distinct)})`, `${num(p.masterRequests)} (${num(p.masterAnswered)}, **${num(p.masterRateLimited)}**)`, p.errors.join('; ') || 'none']),
+    ),
+    '',
     'PostgreSQL and Redis are shared with other work on the machine: "bench database backends" counts only the backends connected to the bench database (the bench\'s own polling connection left out), "all postgres" adds the WAL writer, checkpointer and whatever other sessions did meanwhile; the Redis figure is the whole redis-server. Wall times on a loaded 2-core machine say little: with the fleet, PostgreSQL and the workers on the same two cores, more workers cannot make the crawl faster once the cores are busy; the CPU per server is the figure that carries over.',
   ].join('\n');
   return {
@@ -527,7 +625,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     markdown,
     commands: [`npm run bench -- --only scale --scale-servers ${count} --scale-workers ${options.scaleWorkers.join(',')}`],
     verdicts: [],
-    data: { layout: { count, processes }, runs },
+    data: { layout: { count, processes }, runs, paced },
     wallMs: Date.now() - started,
   };
 }
