@@ -589,6 +589,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     '',
     `Load average (1/5/15 min) on this shared machine: ${runs.map((r) => `${r.workers} worker(s): ${r.loadBefore.map((l) => num(l, 2)).join(' / ')} before, ${r.loadAfter.map((l) => num(l, 2)).join(' / ')} after`).join('; ')}.`,
     '',
+    ...runs.filter((r) => r.error !== undefined).flatMap((r) => [`**The ${r.workers}-worker run failed:** \`${r.error ?? ''}\` (its crawls that finished are below).`, '']),
     'Steady state (crawl 2), CPU per server queried (servers that time out cost less than those that answer: see "answered" below):',
     '',
     table(['workers', 'wall', 'servers/s', 'workers CPU per server (each worker)', 'PostgreSQL CPU per server: bench database backends (all postgres processes)', 'Redis CPU per server', 'scheduler CPU per server', 'machine busy'], steady.map((cr) => rowOf(cr, ''))),
@@ -610,7 +611,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     '',
     `Raw history on disk: \`pg_total_relation_size('server_sample')\` after the ${biggest?.workers ?? '?'}-worker run's two crawls is ${mib(biggest?.sampleTableBytes ?? NaN)} for ${num(biggest?.sampleRows ?? 0)} samples, ${num(bytesPerSample, 1)} bytes per sample (a table this young has little bloat; bench/storage measures a full raw window). docs/scaling.md turns these figures into the full Steam listing.`,
     '',
-    `Listing at the real rate: the runs above list with the master's rate limit and the crawler's pacing off. Here the first ${num(PACED_LISTING_SERVERS)} servers of the same fleet are listed by one worker through the simulated master with the real limit (${REAL_MASTER_RATE_LIMIT.packetsPerWindow} requests per ${seconds(REAL_MASTER_RATE_LIMIT.windowMs, 0)} from one address, then ${seconds(REAL_MASTER_RATE_LIMIT.silenceMs, 0)} of silence) and the crawler's default pacing (${DEFAULT_MASTER_REQUESTS_PER_MINUTE} requests a minute per listing), from the crawl's start to its last listing run closed:`,
+    `Listing at the real rate: the runs above list with the master's rate limit and the crawler's pacing off. Here the first ${num(paced[0]?.servers ?? PACED_LISTING_SERVERS)} servers of the same fleet are listed by one worker through the simulated master with the real limit (${REAL_MASTER_RATE_LIMIT.packetsPerWindow} requests per ${seconds(REAL_MASTER_RATE_LIMIT.windowMs, 0)} from one address, then ${seconds(REAL_MASTER_RATE_LIMIT.silenceMs, 0)} of silence) and the crawler's default pacing (${DEFAULT_MASTER_REQUESTS_PER_MINUTE} requests a minute per listing), from the crawl's start to its last listing run closed:`,
     '',
     table(
       ['regions listed', 'listing took', 'runs (partial)', 'addresses listed (distinct servers)', 'master requests (answered, refused by its limit)', 'errors'],
