@@ -1,7 +1,7 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
 import { parseArgs } from 'node:util';
 
-export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web'] as const;
+export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web', 'cadence'] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** Part 5: autocannon duration and connections per route. */
   apiSeconds: number;
   apiConnections: number;
+  /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
+  cadenceServers: number;
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
   out: string;
   /** Keep the bench database (for looking at it afterwards). */
@@ -58,6 +60,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'raw-servers': { type: 'string' },
       'api-seconds': { type: 'string' },
       'api-connections': { type: 'string' },
+      'cadence-servers': { type: 'string' },
       out: { type: 'string' },
       'keep-db': { type: 'boolean' },
       'no-profile': { type: 'boolean' },
@@ -85,6 +88,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),
     apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
     apiConnections: int(values['api-connections'], 'api-connections', 10),
+    cadenceServers: int(values['cadence-servers'], 'cadence-servers', small ? 2000 : 20_000),
     out: values.out ?? 'docs/BENCHMARKS.md',
     keepDb: values['keep-db'] === true,
     noProfile: values['no-profile'] === true,
