@@ -1,7 +1,7 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
 import { parseArgs } from 'node:util';
 
-export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web', 'cadence'] as const;
+export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web', 'scale', 'cadence'] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,9 @@ export interface BenchOptions {
   /** Part 5: autocannon duration and connections per route. */
   apiSeconds: number;
   apiConnections: number;
+  /** Part 'scale': the fleet and the worker process counts that crawl it in turn. */
+  scaleServers: number;
+  scaleWorkers: number[];
   /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
   cadenceServers: number;
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
@@ -60,6 +63,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'raw-servers': { type: 'string' },
       'api-seconds': { type: 'string' },
       'api-connections': { type: 'string' },
+      'scale-servers': { type: 'string' },
+      'scale-workers': { type: 'string' },
       'cadence-servers': { type: 'string' },
       out: { type: 'string' },
       'keep-db': { type: 'boolean' },
@@ -88,6 +93,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),
     apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
     apiConnections: int(values['api-connections'], 'api-connections', 10),
+    scaleServers: int(values['scale-servers'], 'scale-servers', small ? 2000 : 20_000),
+    scaleWorkers: values['scale-workers'] !== undefined ? ints(values['scale-workers'], 'scale-workers') : [1, 2, 4],
     cadenceServers: int(values['cadence-servers'], 'cadence-servers', small ? 2000 : 20_000),
     out: values.out ?? 'docs/BENCHMARKS.md',
     keepDb: values['keep-db'] === true,

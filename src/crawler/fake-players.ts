@@ -4,7 +4,7 @@
  * once) and the port-farm rule need every server and run at a crawl's close (store/crawl-store.ts
  * finishCrawl). Each rule and its threshold: docs/fake-players.md.
  */
-import type { ServerStatus } from '../protocol/status';
+import type { ServerStatus } from '../protocol';
 
 /** Why a server is a suspected fake; the names are the database enum's and the API's. */
 export type FakeReason = 'PORT_FARM' | 'PLAYERS_ABOVE_MAX' | 'INFO_ABOVE_PLAYER_LIST' | 'SAME_NAME_PLAYERS' | 'ZERO_DURATION_PLAYERS' | 'SHARED_PLAYER_NAMES';

@@ -10,7 +10,7 @@ import { runCrawlOnce } from '../../src/crawler/crawl-once';
 import { answerFakeReasons, DEFAULT_FAKE_PLAYER_RULES } from '../../src/crawler/fake-players';
 import { finishCrawl, openCrawl } from '../../src/crawler/store/crawl-store';
 import { writeServerOutcome } from '../../src/crawler/store/server-store';
-import type { ServerStatus } from '../../src/protocol/status';
+import type { ServerStatus } from '../../src/protocol';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import type { SimPlayer, SimServerSpec } from '../../src/simulator/fleet-spec';

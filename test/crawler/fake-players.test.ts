@@ -1,6 +1,6 @@
 /** The single-answer fake-player rules (docs/fake-players.md), each at and just below its threshold. */
 import { answerFakeReasons, DEFAULT_FAKE_PLAYER_RULES, type FakePlayerRules } from '../../src/crawler/fake-players';
-import type { ServerStatus, StatusPlayer } from '../../src/protocol/status';
+import type { ServerStatus, StatusPlayer } from '../../src/protocol';
 
 const RULES: FakePlayerRules = { infoExcess: 8, sameNamePlayers: 5, zeroDurationPlayers: 5, sharedNameServers: 3, sharedNamesPerServer: 5 };
 

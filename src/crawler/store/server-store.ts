@@ -7,7 +7,7 @@
  * - writeBatchOutcomes: current state, life cycle and one sample per server, plus the crawl counters,
  *   in one transaction guarded by the batch's done_at (a retried batch job writes nothing twice).
  */
-import type { ServerStatus } from '../../protocol/status';
+import type { ServerStatus } from '../../protocol';
 import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
 import { countryOfIp } from '../geo/country-lookup';

@@ -7,8 +7,8 @@
  * which request it answers, so two requests in flight to one game server could not be told apart.
  * Thousands of remotes still run at once.
  *
- * Deadlines are AbortSignals (STYLE.md 9); resends use one timer per in-flight exchange, cleared as
- * soon as it settles. Sockets are ref'd only while exchanges are in flight, so an idle transport never
+ * Deadlines are AbortSignals (docs/code-layout.md, conventions); resends use one timer per in-flight exchange, cleared
+ * as soon as it settles. Sockets are ref'd only while exchanges are in flight, so an idle transport never
  * keeps a process alive.
  */
 import dgram from 'node:dgram';
