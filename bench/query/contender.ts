@@ -3,13 +3,13 @@
  * checks its answers against the specs (after the clock stops) and reports.
  * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --timeout-ms T
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { SimServerSpec } from '../../src/simulator/fleet-spec';
-import { processCost, reportResult, type ProcessCost } from '../lib/child';
-import { startSectionProfile } from '../lib/cpu-profile';
-import { score, type Answer, type Correctness } from './answer';
-import { makeContender, type ContenderId } from './contenders';
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { processCost, reportResult, type ProcessCost } from "../lib/child";
+import { startSectionProfile } from "../lib/cpu-profile";
+import { score, type Answer, type Correctness } from "./answer";
+import { makeContender, type ContenderId } from "./contenders";
 
 export interface ContenderResult extends ProcessCost {
   id: ContenderId;
@@ -25,15 +25,27 @@ export interface ContenderResult extends ProcessCost {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { lib: { type: 'string' }, fleet: { type: 'string' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, limit: { type: 'string' }, 'profile-out': { type: 'string' } },
+    options: {
+      lib: { type: "string" },
+      fleet: { type: "string" },
+      concurrency: { type: "string" },
+      "timeout-ms": { type: "string" },
+      limit: { type: "string" },
+      "profile-out": { type: "string" },
+    },
   });
-  const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
-  const specs = values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
+  const fleet = JSON.parse(readFileSync(values.fleet ?? "", "utf8")) as {
+    servers: SimServerSpec[];
+  };
+  const specs =
+    values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
   const concurrency = Number(values.concurrency ?? 100);
-  const contender = makeContender(values.lib as ContenderId, { timeoutMs: Number(values['timeout-ms'] ?? 1000) });
+  const contender = makeContender(values.lib as ContenderId, {
+    timeoutMs: Number(values["timeout-ms"] ?? 1000),
+  });
   const answers: Answer[] = new Array(specs.length);
 
-  const profiler = await startSectionProfile(values['profile-out']);
+  const profiler = await startSectionProfile(values["profile-out"]);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let next = 0;

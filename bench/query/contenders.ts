@@ -2,10 +2,10 @@
  * The three contenders, each wrapped to the same call: query INFO + PLAYER + RULES of one server and
  * return an Answer. Each runs in its own process (contender.ts), so only one is loaded at a time.
  */
-import { packageVersion as versionOf } from '../lib/packages';
-import type { Answer } from './answer';
+import { packageVersion as versionOf } from "../lib/packages";
+import type { Answer } from "./answer";
 
-export type ContenderId = 'gsindex' | 'gamedig' | 'fabricio';
+export type ContenderId = "gsindex" | "gamedig" | "fabricio";
 
 export interface Contender {
   id: ContenderId;
@@ -26,22 +26,35 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
-
 function makeGsindex(options: ContenderOptions): Contender {
-  const { queryServer, UdpTransport } = require('../../src/protocol') as typeof import('../../src/protocol');
+  const { queryServer, UdpTransport } =
+    require("../../src/protocol") as typeof import("../../src/protocol");
   const transport = new UdpTransport();
   return {
-    id: 'gsindex',
-    label: 'gsindex queryServer (src/protocol)',
+    id: "gsindex",
+    label: "gsindex queryServer (src/protocol)",
     async query(host, port) {
-      const r = await queryServer({ host, port }, { timeoutMs: options.timeoutMs, retries: 1, transport });
+      const r = await queryServer(
+        { host, port },
+        { timeoutMs: options.timeoutMs, retries: 1, transport },
+      );
       const answer: Answer = {};
       const info = r.info?.info;
-      if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players, maxPlayers: info.maxPlayers };
-      if (r.players) answer.players = r.players.players.map((p) => ({ name: p.name, score: p.score }));
-      if (r.rules) answer.rules = Object.fromEntries(r.rules.rules.map((rule) => [rule.name, rule.value]));
+      if (info)
+        answer.info = {
+          name: info.name,
+          map: info.map,
+          folder: info.folder,
+          game: info.game,
+          players: info.players,
+          maxPlayers: info.maxPlayers,
+        };
+      if (r.players)
+        answer.players = r.players.players.map((p) => ({ name: p.name, score: p.score }));
+      if (r.rules)
+        answer.rules = Object.fromEntries(r.rules.rules.map((rule) => [rule.name, rule.value]));
       const errors = Object.entries(r.errors).map(([part, e]) => `${part} ${e.code}`);
-      if (errors.length > 0) answer.error = errors.join(', ');
+      if (errors.length > 0) answer.error = errors.join(", ");
       return answer;
     },
     datagramsSent: () => transport.stats.sent,
@@ -70,15 +83,15 @@ interface GameDigInstance {
 
 function makeGameDig(options: ContenderOptions): Contender {
   // gamedig 5 is an ES module; Node 20.19+ loads it through require().
-  const { GameDig } = require('gamedig') as { GameDig: new () => GameDigInstance };
+  const { GameDig } = require("gamedig") as { GameDig: new () => GameDigInstance };
   const gamedig = new GameDig();
   return {
-    id: 'gamedig',
-    label: `gamedig ${versionOf('gamedig')}`,
+    id: "gamedig",
+    label: `gamedig ${versionOf("gamedig")}`,
     async query(host, port) {
       try {
         const s = await gamedig.query({
-          type: 'protocol-valve',
+          type: "protocol-valve",
           host,
           port,
           givenPortOnly: true,
@@ -91,8 +104,15 @@ function makeGameDig(options: ContenderOptions): Contender {
         });
         const everyone = [...s.players, ...s.bots];
         return {
-          info: { name: s.name, map: s.map, folder: s.raw.folder ?? '', game: s.raw.game ?? '', players: s.numplayers, maxPlayers: s.maxplayers },
-          players: everyone.map((p) => ({ name: p.name ?? '', score: p.raw?.score ?? NaN })),
+          info: {
+            name: s.name,
+            map: s.map,
+            folder: s.raw.folder ?? "",
+            game: s.raw.game ?? "",
+            players: s.numplayers,
+            maxPlayers: s.maxplayers,
+          },
+          players: everyone.map((p) => ({ name: p.name ?? "", score: p.raw?.score ?? NaN })),
           rules: s.raw.rules ?? {},
         };
       } catch (err) {
@@ -121,10 +141,12 @@ interface FabricioServer {
 }
 
 function makeFabricio(options: ContenderOptions): Contender {
-  const { Server } = require('@fabricio-191/valve-server-query') as { Server: (o: Record<string, unknown>) => Promise<FabricioServer> };
+  const { Server } = require("@fabricio-191/valve-server-query") as {
+    Server: (o: Record<string, unknown>) => Promise<FabricioServer>;
+  };
   return {
-    id: 'fabricio',
-    label: `@fabricio-191/valve-server-query ${versionOf('@fabricio-191/valve-server-query')}`,
+    id: "fabricio",
+    label: `@fabricio-191/valve-server-query ${versionOf("@fabricio-191/valve-server-query")}`,
     async query(host, port) {
       let server: FabricioServer | null = null;
       const answer: Answer = {};
@@ -132,10 +154,22 @@ function makeFabricio(options: ContenderOptions): Contender {
         // Its documented use: connect (which asks INFO once to learn the challenge mode), then ask.
         server = await Server({ ip: host, port, timeout: options.timeoutMs });
         const info = await server.getInfo();
-        answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players.online, maxPlayers: info.players.max };
+        answer.info = {
+          name: info.name,
+          map: info.map,
+          folder: info.folder,
+          game: info.game,
+          players: info.players.online,
+          maxPlayers: info.players.max,
+        };
         answer.players = (await server.getPlayers()).map((p) => ({ name: p.name, score: p.score }));
         const rules = await server.getRules();
-        answer.rules = Object.fromEntries(Object.entries(rules).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)]));
+        answer.rules = Object.fromEntries(
+          Object.entries(rules).map(([k, v]) => [
+            k,
+            typeof v === "boolean" ? (v ? "True" : "False") : String(v),
+          ]),
+        );
       } catch (err) {
         answer.error = errorText(err);
       } finally {
@@ -150,11 +184,11 @@ function makeFabricio(options: ContenderOptions): Contender {
 
 export function makeContender(id: ContenderId, options: ContenderOptions): Contender {
   switch (id) {
-    case 'gsindex':
+    case "gsindex":
       return makeGsindex(options);
-    case 'gamedig':
+    case "gamedig":
       return makeGameDig(options);
-    case 'fabricio':
+    case "fabricio":
       return makeFabricio(options);
   }
 }

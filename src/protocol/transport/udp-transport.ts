@@ -11,13 +11,13 @@
  * as soon as it settles. Sockets are ref'd only while exchanges are in flight, so an idle transport never
  * keeps a process alive.
  */
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { linkAbort } from '../abort-link';
-import { DEFAULT_RECEIVE_BUFFER_BYTES } from '../defaults';
-import { ProtocolError } from '../errors';
-import type { ServerAddress } from '../types';
+import dgram from "node:dgram";
+import { isIP } from "node:net";
+import { performance } from "node:perf_hooks";
+import { linkAbort } from "../abort-link";
+import { DEFAULT_RECEIVE_BUFFER_BYTES } from "../defaults";
+import { ProtocolError } from "../errors";
+import type { ServerAddress } from "../types";
 
 /** Reassembles split responses from one remote; returns the full payload once complete. */
 export interface DatagramAssembler {
@@ -85,18 +85,22 @@ interface Channel {
 
 /** A lease on one remote's channel: exchanges through it, then release(). */
 export interface RemoteSession {
-  exchange<T>(request: Buffer, handle: (payload: Buffer) => HandlerResult<T>, options: ExchangeOptions): Promise<ExchangeResult<T>>;
+  exchange<T>(
+    request: Buffer,
+    handle: (payload: Buffer) => HandlerResult<T>,
+    options: ExchangeOptions,
+  ): Promise<ExchangeResult<T>>;
   release(): void;
 }
 
 /** Canonical text of an IP literal, as rinfo.address reports it; null when `host` is not an IP literal. */
 export function canonicalIp(host: string): { ip: string; family: Family } | null {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   const family = isIP(bare);
   if (family === 4) return { ip: bare, family: 4 };
   if (family === 6) {
     // The kernel reports IPv6 sources in RFC 5952 form; URL's host parser produces the same.
-    const ip = new URL(`udp://[${bare.split('%')[0]}]`).hostname.slice(1, -1);
+    const ip = new URL(`udp://[${bare.split("%")[0]}]`).hostname.slice(1, -1);
     return { ip, family: 6 };
   }
   return null;
@@ -105,10 +109,10 @@ export function canonicalIp(host: string): { ip: string; family: Family } | null
 function abortError(signal: AbortSignal): ProtocolError {
   const reason: unknown = signal.reason;
   if (reason instanceof ProtocolError) return reason;
-  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
-    return new ProtocolError('TIMEOUT', 'no answer before the deadline');
+  if (reason instanceof DOMException && reason.name === "TimeoutError") {
+    return new ProtocolError("TIMEOUT", "no answer before the deadline");
   }
-  return new ProtocolError('ABORTED', 'query aborted', { cause: reason });
+  return new ProtocolError("ABORTED", "query aborted", { cause: reason });
 }
 
 export class UdpTransport {
@@ -117,7 +121,13 @@ export class UdpTransport {
   private readonly channels = new Map<string, Channel>();
   private inFlight = 0;
   private closed = false;
-  readonly stats: UdpTransportStats = { sent: 0, received: 0, droppedForeign: 0, droppedUnexpected: 0, droppedSplitErrors: 0 };
+  readonly stats: UdpTransportStats = {
+    sent: 0,
+    received: 0,
+    droppedForeign: 0,
+    droppedUnexpected: 0,
+    droppedSplitErrors: 0,
+  };
 
   constructor(private readonly options: UdpTransportOptions = {}) {}
 
@@ -132,11 +142,12 @@ export class UdpTransport {
    * The host must be an IP literal (resolving names is the caller's business).
    */
   async acquire(remote: ServerAddress, signal: AbortSignal): Promise<RemoteSession> {
-    if (this.closed) throw new ProtocolError('NETWORK', 'transport is closed');
+    if (this.closed) throw new ProtocolError("NETWORK", "transport is closed");
     const target = canonicalIp(remote.host);
-    if (target === null) throw new ProtocolError('INVALID_ARGUMENT', `not an IP address: ${remote.host}`);
+    if (target === null)
+      throw new ProtocolError("INVALID_ARGUMENT", `not an IP address: ${remote.host}`);
     if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
-      throw new ProtocolError('INVALID_ARGUMENT', `not a port: ${remote.port}`);
+      throw new ProtocolError("INVALID_ARGUMENT", `not a port: ${remote.port}`);
     }
     if (signal.aborted) throw abortError(signal);
     const socket = await this.socketFor(target.family);
@@ -152,7 +163,8 @@ export class UdpTransport {
     let released = false;
     const ch = channel;
     return {
-      exchange: (request, handle, options) => this.exchange(socket, target.ip, remote.port, ch, request, handle, options),
+      exchange: (request, handle, options) =>
+        this.exchange(socket, target.ip, remote.port, ch, request, handle, options),
       release: () => {
         if (released) return;
         released = true;
@@ -247,14 +259,25 @@ export class UdpTransport {
         sentAt = performance.now();
         this.stats.sent += 1;
         socket.send(request, port, ip, (err) => {
-          if (err) finish(new ProtocolError('NETWORK', `send to ${ip}:${port} failed: ${err.message}`, { cause: err }));
+          if (err)
+            finish(
+              new ProtocolError("NETWORK", `send to ${ip}:${port} failed: ${err.message}`, {
+                cause: err,
+              }),
+            );
         });
         timer = setTimeout(onAttemptTimeout, attemptTimeoutMs);
       };
       const onAttemptTimeout = (): void => {
         timer = null;
         if (attempts <= retries) send();
-        else finish(new ProtocolError('TIMEOUT', `no answer from ${ip}:${port} after ${attempts} attempt(s)`));
+        else
+          finish(
+            new ProtocolError(
+              "TIMEOUT",
+              `no answer from ${ip}:${port} after ${attempts} attempt(s)`,
+            ),
+          );
       };
       const onGraceEnd = (): void => {
         timer = null;
@@ -274,7 +297,11 @@ export class UdpTransport {
               payload = assembler.push(datagram);
             } catch (err) {
               this.stats.droppedSplitErrors += 1;
-              finish(err instanceof ProtocolError ? err : new ProtocolError('MALFORMED', String(err), { cause: err }));
+              finish(
+                err instanceof ProtocolError
+                  ? err
+                  : new ProtocolError("MALFORMED", String(err), { cause: err }),
+              );
               return;
             }
             if (payload === null) return;
@@ -283,7 +310,11 @@ export class UdpTransport {
           try {
             outcome = handle(payload);
           } catch (err) {
-            finish(err instanceof ProtocolError ? err : new ProtocolError('MALFORMED', String(err), { cause: err }));
+            finish(
+              err instanceof ProtocolError
+                ? err
+                : new ProtocolError("MALFORMED", String(err), { cause: err }),
+            );
             return;
           }
           if (outcome === undefined) {
@@ -310,7 +341,9 @@ export class UdpTransport {
 
   private onMessage(family: Family, datagram: Buffer, rinfo: dgram.RemoteInfo): void {
     this.stats.received += 1;
-    const channel = this.channels.get(`${family === 6 ? rinfo.address.split('%')[0] : rinfo.address}|${rinfo.port}`);
+    const channel = this.channels.get(
+      `${family === 6 ? rinfo.address.split("%")[0] : rinfo.address}|${rinfo.port}`,
+    );
     if (!channel) {
       this.stats.droppedForeign += 1;
       return;
@@ -335,15 +368,26 @@ export class UdpTransport {
 
   private openSocket(family: Family): Promise<dgram.Socket> {
     return new Promise<dgram.Socket>((resolve, reject) => {
-      const socket = dgram.createSocket({ type: family === 4 ? 'udp4' : 'udp6', ipv6Only: family === 6 });
-      const onError = (err: Error): void => reject(new ProtocolError('NETWORK', `cannot open a udp${family} socket: ${err.message}`, { cause: err }));
-      socket.once('error', onError);
-      const address = family === 4 ? (this.options.bindAddress4 ?? '0.0.0.0') : (this.options.bindAddress6 ?? '::');
+      const socket = dgram.createSocket({
+        type: family === 4 ? "udp4" : "udp6",
+        ipv6Only: family === 6,
+      });
+      const onError = (err: Error): void =>
+        reject(
+          new ProtocolError("NETWORK", `cannot open a udp${family} socket: ${err.message}`, {
+            cause: err,
+          }),
+        );
+      socket.once("error", onError);
+      const address =
+        family === 4
+          ? (this.options.bindAddress4 ?? "0.0.0.0")
+          : (this.options.bindAddress6 ?? "::");
       socket.bind({ address, port: 0 }, () => {
-        socket.off('error', onError);
+        socket.off("error", onError);
         // A socket error after bind (e.g. ICMP-driven) must not crash the process; sends report their own.
-        socket.on('error', () => undefined);
-        socket.on('message', (datagram, rinfo) => this.onMessage(family, datagram, rinfo));
+        socket.on("error", () => undefined);
+        socket.on("message", (datagram, rinfo) => this.onMessage(family, datagram, rinfo));
         try {
           socket.setRecvBufferSize(this.options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER_BYTES);
         } catch {
@@ -352,7 +396,7 @@ export class UdpTransport {
         if (this.inFlight === 0) socket.unref();
         if (this.closed) {
           socket.close();
-          reject(new ProtocolError('NETWORK', 'transport is closed'));
+          reject(new ProtocolError("NETWORK", "transport is closed"));
           return;
         }
         this.sockets.set(family, socket);
@@ -371,4 +415,3 @@ export class UdpTransport {
     if (this.inFlight === 0) for (const s of this.sockets.values()) s.unref();
   }
 }
-
