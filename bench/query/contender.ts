@@ -1,7 +1,7 @@
 /**
  * Child process: one contender queries every server of a fleet file at a fixed concurrency, then
  * checks its answers against the specs (after the clock stops) and reports.
- * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --timeout-ms T
+ * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --send-wait-ms W --sends N
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { processCost, reportResult, type ProcessCost } from '../lib/child';
 import { startSectionProfile } from '../lib/cpu-profile';
 import { score, type Answer, type Correctness } from './answer';
 import { makeContender, type ContenderId } from './contenders';
+import { countDatagrams } from './datagram-count';
 
 export interface ContenderResult extends ProcessCost {
   id: ContenderId;
@@ -19,18 +20,28 @@ export interface ContenderResult extends ProcessCost {
   wallMs: number;
   serversPerSecond: number;
   correctness: Correctness;
-  /** Request datagrams sent per server, when the library counts them (gsindex's transport does). */
-  datagramsPerServer: number | null;
+  /** UDP datagrams the process sent and received per server (node:dgram counted the same way for every contender). */
+  datagramsSentPerServer: number;
+  datagramsReceivedPerServer: number;
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { lib: { type: 'string' }, fleet: { type: 'string' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, limit: { type: 'string' }, 'profile-out': { type: 'string' } },
+    options: {
+      lib: { type: 'string' },
+      fleet: { type: 'string' },
+      concurrency: { type: 'string' },
+      'send-wait-ms': { type: 'string' },
+      sends: { type: 'string' },
+      limit: { type: 'string' },
+      'profile-out': { type: 'string' },
+    },
   });
   const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
   const specs = values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
   const concurrency = Number(values.concurrency ?? 100);
-  const contender = makeContender(values.lib as ContenderId, { timeoutMs: Number(values['timeout-ms'] ?? 1000) });
+  const counts = countDatagrams();
+  const contender = makeContender(values.lib as ContenderId, { sendWaitMs: Number(values['send-wait-ms'] ?? 500), sends: Number(values.sends ?? 2) });
   const answers: Answer[] = new Array(specs.length);
 
   const profiler = await startSectionProfile(values['profile-out']);
@@ -52,7 +63,6 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - started;
   const cost = processCost(cpuBefore);
   await profiler.stop();
-  const datagrams = contender.datagramsSent();
   await contender.close();
 
   const result: ContenderResult = {
@@ -64,7 +74,8 @@ async function main(): Promise<void> {
     serversPerSecond: (specs.length * 1000) / wallMs,
     ...cost,
     correctness: score(specs, answers),
-    datagramsPerServer: datagrams === null ? null : datagrams / specs.length,
+    datagramsSentPerServer: counts.sent / specs.length,
+    datagramsReceivedPerServer: counts.received / specs.length,
   };
   reportResult(result);
 }

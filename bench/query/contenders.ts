@@ -12,13 +12,30 @@ export interface Contender {
   /** Package and version as reported. */
   label: string;
   query(host: string, port: number): Promise<Answer>;
-  /** Datagrams sent so far, when the library counts them. */
-  datagramsSent(): number | null;
   close(): Promise<void>;
 }
 
+/**
+ * One retry policy, given to every contender in its own terms: each request datagram is sent up to
+ * `sends` times, `sendWaitMs` apart, and the request fails after the last wait. How each library's
+ * options map onto it (read from their code, gamedig 5.3 lib/QueryRunner.js and protocols/core.js,
+ * valve-server-query 2.x lib/main/connection.js):
+ * - gsindex: `retries` is re-sends per request and `timeoutMs` bounds one part (INFO, PLAYER or RULES)
+ *   with its challenge rounds; each send waits timeoutMs / (retries + 1). So timeoutMs = sends x
+ *   sendWaitMs, retries = sends - 1. (PLAYER and RULES give their first request half of that, to keep
+ *   time for the `W` fallback: gsindex's own choice, left as is.)
+ * - GameDig: a UDP request is sent once and waits `socketTimeout`; it never re-sends a request.
+ *   `maxRetries` is the number of attempts in total (1 = no retry; 0 also means 1), each attempt
+ *   re-running the whole query from INFO, and `attemptTimeout` caps one attempt. So socketTimeout =
+ *   sendWaitMs, maxRetries = sends (every request is sent at most `sends` times, the earlier ones of
+ *   the query again with it), attemptTimeout = 3 x sends x sendWaitMs (gsindex's worst case for the
+ *   three parts, so it never cuts an attempt gsindex would let finish).
+ * - valve-server-query: `timeout` is per request; it sends, re-sends once at timeout / 2 and fails at
+ *   timeout. Its sends are fixed at 2, so timeout = 2 x sendWaitMs (the bench uses sends = 2).
+ */
 export interface ContenderOptions {
-  timeoutMs: number;
+  sendWaitMs: number;
+  sends: number;
 }
 
 function errorText(err: unknown): string {
@@ -34,7 +51,7 @@ function makeGsindex(options: ContenderOptions): Contender {
     id: 'gsindex',
     label: 'gsindex queryServer (src/protocol)',
     async query(host, port) {
-      const r = await queryServer({ host, port }, { timeoutMs: options.timeoutMs, retries: 1, transport });
+      const r = await queryServer({ host, port }, { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport });
       const answer: Answer = {};
       const info = r.info?.info;
       if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players, maxPlayers: info.maxPlayers };
@@ -44,7 +61,6 @@ function makeGsindex(options: ContenderOptions): Contender {
       if (errors.length > 0) answer.error = errors.join(', ');
       return answer;
     },
-    datagramsSent: () => transport.stats.sent,
     async close() {
       await transport.close();
     },
@@ -85,9 +101,9 @@ function makeGameDig(options: ContenderOptions): Contender {
           requestRules: true,
           requestRulesRequired: true,
           requestPlayersRequired: true,
-          socketTimeout: options.timeoutMs,
-          attemptTimeout: options.timeoutMs * 3,
-          maxRetries: 1,
+          socketTimeout: options.sendWaitMs,
+          attemptTimeout: 3 * options.sends * options.sendWaitMs,
+          maxRetries: options.sends,
         });
         const everyone = [...s.players, ...s.bots];
         return {
@@ -99,7 +115,6 @@ function makeGameDig(options: ContenderOptions): Contender {
         return { error: errorText(err) };
       }
     },
-    datagramsSent: () => null,
     async close() {
       // GameDig's global socket is unref'd.
     },
@@ -130,7 +145,7 @@ function makeFabricio(options: ContenderOptions): Contender {
       const answer: Answer = {};
       try {
         // Its documented use: connect (which asks INFO once to learn the challenge mode), then ask.
-        server = await Server({ ip: host, port, timeout: options.timeoutMs });
+        server = await Server({ ip: host, port, timeout: 2 * options.sendWaitMs });
         const info = await server.getInfo();
         answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players.online, maxPlayers: info.players.max };
         answer.players = (await server.getPlayers()).map((p) => ({ name: p.name, score: p.score }));
@@ -143,7 +158,6 @@ function makeFabricio(options: ContenderOptions): Contender {
       }
       return answer;
     },
-    datagramsSent: () => null,
     async close() {},
   };
 }
