@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency ?? 100);
   const counts = countDatagrams();
   const contender = makeContender(values.lib as ContenderId, { sendWaitMs: Number(values['send-wait-ms'] ?? 500), sends: Number(values.sends ?? 2) });
-  const answers: Answer[] = new Array(specs.length);
+  const raws: unknown[] = new Array(specs.length);
 
   const profiler = await startSectionProfile(values['profile-out']);
   const cpuBefore = process.cpuUsage();
@@ -53,9 +53,9 @@ async function main(): Promise<void> {
       const n = next++;
       const spec = specs[n] as SimServerSpec;
       try {
-        answers[n] = await contender.query(spec.host, spec.queryPort);
+        raws[n] = await contender.query(spec.host, spec.queryPort);
       } catch (err) {
-        answers[n] = { error: err instanceof Error ? err.message : String(err) };
+        raws[n] = { error: err instanceof Error ? err.message : String(err) } satisfies Answer;
       }
     }
   };
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   const cost = processCost(cpuBefore);
   await profiler.stop();
   await contender.close();
+  const answers: Answer[] = raws.map((raw) => contender.answer(raw));
 
   const result: ContenderResult = {
     id: contender.id,

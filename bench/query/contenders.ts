@@ -1,6 +1,8 @@
 /**
- * The three contenders, each wrapped to the same call: query INFO + PLAYER + RULES of one server and
- * return an Answer. Each runs in its own process (contender.ts), so only one is loaded at a time.
+ * The three contenders, each wrapped to the same call: query INFO + PLAYER + RULES of one server.
+ * query() keeps what the library returned as it is; answer() turns it into an Answer after the clock
+ * has stopped, so the measured CPU is the library's, not the bench's reshaping. Each runs in its own
+ * process (contender.ts), so only one is loaded at a time.
  */
 import { packageVersion as versionOf } from '../lib/packages';
 import type { Answer } from './answer';
@@ -11,7 +13,10 @@ export interface Contender {
   id: ContenderId;
   /** Package and version as reported. */
   label: string;
-  query(host: string, port: number): Promise<Answer>;
+  /** What the library returned (or an Answer with the error it threw). */
+  query(host: string, port: number): Promise<unknown>;
+  /** A query()'s result as an Answer; called after the measured section. */
+  answer(raw: unknown): Answer;
   close(): Promise<void>;
 }
 
@@ -38,6 +43,10 @@ export interface ContenderOptions {
   sends: number;
 }
 
+function isError(raw: unknown): raw is Answer {
+  return typeof raw === 'object' && raw !== null && 'error' in raw && Object.keys(raw).length === 1;
+}
+
 function errorText(err: unknown): string {
   if (err instanceof Error) return `${(err as { code?: string }).code ?? err.name}: ${err.message}`;
   return String(err);
@@ -50,8 +59,10 @@ function makeGsindex(options: ContenderOptions): Contender {
   return {
     id: 'gsindex',
     label: 'gsindex queryServer (src/protocol)',
-    async query(host, port) {
-      const r = await queryServer({ host, port }, { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport });
+    query: (host, port) => queryServer({ host, port }, { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport }),
+    answer(raw) {
+      if (isError(raw)) return raw;
+      const r = raw as Awaited<ReturnType<typeof queryServer>>;
       const answer: Answer = {};
       const info = r.info?.info;
       if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players, maxPlayers: info.maxPlayers };
@@ -93,7 +104,7 @@ function makeGameDig(options: ContenderOptions): Contender {
     label: `gamedig ${versionOf('gamedig')}`,
     async query(host, port) {
       try {
-        const s = await gamedig.query({
+        return await gamedig.query({
           type: 'protocol-valve',
           host,
           port,
@@ -105,15 +116,19 @@ function makeGameDig(options: ContenderOptions): Contender {
           attemptTimeout: 3 * options.sends * options.sendWaitMs,
           maxRetries: options.sends,
         });
-        const everyone = [...s.players, ...s.bots];
-        return {
-          info: { name: s.name, map: s.map, folder: s.raw.folder ?? '', game: s.raw.game ?? '', players: s.numplayers, maxPlayers: s.maxplayers },
-          players: everyone.map((p) => ({ name: p.name ?? '', score: p.raw?.score ?? NaN })),
-          rules: s.raw.rules ?? {},
-        };
       } catch (err) {
         return { error: errorText(err) };
       }
+    },
+    answer(raw) {
+      if (isError(raw)) return raw;
+      const s = raw as GameDigState;
+      const everyone = [...s.players, ...s.bots];
+      return {
+        info: { name: s.name, map: s.map, folder: s.raw.folder ?? '', game: s.raw.game ?? '', players: s.numplayers, maxPlayers: s.maxplayers },
+        players: everyone.map((p) => ({ name: p.name ?? '', score: p.raw?.score ?? NaN })),
+        rules: s.raw.rules ?? {},
+      };
     },
     async close() {
       // GameDig's global socket is unref'd.
@@ -142,20 +157,28 @@ function makeFabricio(options: ContenderOptions): Contender {
     label: `@fabricio-191/valve-server-query ${versionOf('@fabricio-191/valve-server-query')}`,
     async query(host, port) {
       let server: FabricioServer | null = null;
-      const answer: Answer = {};
+      const raw: { info?: FabricioInfo; players?: Array<{ name: string; score: number }>; rules?: Record<string, string | number | boolean>; error?: string } = {};
       try {
         // Its documented use: connect (which asks INFO once to learn the challenge mode), then ask.
         server = await Server({ ip: host, port, timeout: 2 * options.sendWaitMs });
-        const info = await server.getInfo();
-        answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players.online, maxPlayers: info.players.max };
-        answer.players = (await server.getPlayers()).map((p) => ({ name: p.name, score: p.score }));
-        const rules = await server.getRules();
-        answer.rules = Object.fromEntries(Object.entries(rules).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)]));
+        raw.info = await server.getInfo();
+        raw.players = await server.getPlayers();
+        raw.rules = await server.getRules();
       } catch (err) {
-        answer.error = errorText(err);
+        raw.error = errorText(err);
       } finally {
         server?.disconnect();
       }
+      return raw;
+    },
+    answer(value) {
+      const raw = value as { info?: FabricioInfo; players?: Array<{ name: string; score: number }>; rules?: Record<string, string | number | boolean>; error?: string };
+      const answer: Answer = {};
+      const info = raw.info;
+      if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players.online, maxPlayers: info.players.max };
+      if (raw.players) answer.players = raw.players.map((p) => ({ name: p.name, score: p.score }));
+      if (raw.rules) answer.rules = Object.fromEntries(Object.entries(raw.rules).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)]));
+      if (raw.error !== undefined) answer.error = raw.error;
       return answer;
     },
     async close() {},
