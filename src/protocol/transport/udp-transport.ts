@@ -195,7 +195,6 @@ export class UdpTransport {
   /** Closes the sockets; exchanges still in flight end at their deadlines. */
   async close(): Promise<void> {
     this.closed = true;
-    this.stopSweep();
     const sockets = [...this.sockets.values()];
     this.sockets.clear();
     await Promise.all(sockets.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
