@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only query,decode,crawl,storage,api,web] [--small] ...`: runs the benchmark parts
+ * `npm run bench [-- --only query,decode,crawl,queue,storage,api,web,scale] [--small] ...`: runs the benchmark parts
  * one after another (never at once: the machine has 2 cores) and writes docs/BENCHMARKS.md from
  * scratch, every figure beside its target. A run of only some parts writes bench/out/BENCHMARKS.partial.md
  * instead, so the committed full report is never half-replaced. Raw numbers go to bench/out/results.json.
@@ -14,9 +14,11 @@ import { mib, num, seconds, table, verdictText, type PartResult } from './lib/re
 import { runQueryPart } from './query/query-part';
 import { runDecodePart } from './decode/decode-part';
 import { runCrawlPart } from './crawl/crawl-part';
+import { runQueueBackendPart } from './crawl/queue-backend-part';
 import { runApiPart } from './api/api-part';
 import { dropStorageDb, runStoragePart } from './storage/storage-part';
 import { runWebPart } from './web/web-part';
+import { runScalePart } from './scale/scale-part';
 
 type PartRunner = (options: BenchOptions, outDir: string, log: (line: string) => void) => Promise<PartResult>;
 
@@ -24,9 +26,11 @@ const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   query: { title: 'Query throughput', run: runQueryPart },
   decode: { title: 'Decoder throughput', run: runDecodePart },
   crawl: { title: 'End-to-end crawl', run: runCrawlPart },
+  queue: { title: 'Queue backends: Redis and PostgreSQL', run: runQueueBackendPart },
   storage: { title: 'Storage', run: runStoragePart },
   api: { title: 'API', run: runApiPart },
   web: { title: 'Web pages', run: runWebPart },
+  scale: { title: 'Scale-out (1, 2, 4 workers)', run: runScalePart },
 };
 
 function log(line: string): void {
@@ -64,8 +68,8 @@ function render(machine: MachineInfo, options: BenchOptions, results: PartResult
     '## How to run',
     '',
     '- `npm run bench`: every part, writes this file (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).',
-    '- `npm run bench -- --only query` (or decode, crawl, storage, api, web; comma separated): some parts, written to bench/out/BENCHMARKS.partial.md.',
-    '- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`.',
+    '- `npm run bench -- --only query` (or decode, crawl, queue, storage, api, web, scale; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers): some parts, written to bench/out/BENCHMARKS.partial.md.',
+    '- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4`.',
     '- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.',
     '',
     `Options of this run: \`${JSON.stringify(options)}\``,

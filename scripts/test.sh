@@ -14,5 +14,5 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
     || echo "chromium could not be installed: the web page tests will skip" >&2
 fi
 npm run --silent typecheck
-npx eslint src test
+npm run --silent lint
 node scripts/with-services.js -- npx jest --ci "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-// Runs a command with DATABASE_URL and REDIS_URL pointing at the services gsindex found or started
-// (see src/shared/services.ts for the order of preference), then stops what it started.
+// Runs a command with DATABASE_URL, QUEUE_BACKEND and (when the queues are on Redis) REDIS_URL pointing
+// at the services gsindex found or started (see src/shared/services.ts for the order of preference),
+// then stops what it started.
 //   node scripts/with-services.js [--database NAME] -- command args...
 // With --database the command gets that database (created when missing, existing data untouched);
 // without it, the server's maintenance database, in which the tests create databases of their own.
@@ -36,7 +37,9 @@ async function main() {
     await services.ensureDatabase(resolved.databaseServerUrl, database);
     databaseUrl = services.withDatabase(resolved.databaseServerUrl, database);
   }
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: resolved.redisUrl };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, QUEUE_BACKEND: resolved.queueBackend };
+  if (resolved.redisUrl) env.REDIS_URL = resolved.redisUrl;
+  else delete env.REDIS_URL;
   const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);

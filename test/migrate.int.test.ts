@@ -162,3 +162,34 @@ describe('migration 20261124060000_counts_provenance_coverage', () => {
     expect(await t.db.crawl.findFirstOrThrow()).toMatchObject({ listedAt: new Date('2026-11-20T00:02:00Z'), timedOut: 0, refused: 0, queriedAt: null });
   });
 });
+
+describe('migration 20261124120000_population_min_fake_reasons', () => {
+  const MIGRATION = '20261124120000_population_min_fake_reasons';
+  let t: TestDatabase;
+  let oldDir: string;
+  beforeAll(async () => {
+    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
+      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
+    }
+    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+  });
+  afterAll(async () => {
+    await t?.drop();
+    rmSync(oldDir, { recursive: true, force: true });
+  });
+
+  it('gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average', async () => {
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO game_server (address, query_port, suspected_fake) VALUES ('192.0.2.1', 1, true), ('192.0.2.1', 2, false);
+      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg) VALUES
+        ('HOUR', 'ALL', '', '2026-11-20T00:00:00Z', 10, 10, 242523, 196613, 0),
+        ('HOUR', 'ALL', '', '2026-11-20T01:00:00Z', 10, 10, 100.5, 120, 0);`);
+    cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
+    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
+    const servers = await t.db.$queryRaw<{ query_port: number; reasons: string[] }[]>`SELECT query_port, fake_reasons::text[] AS reasons FROM game_server ORDER BY query_port`;
+    expect(servers).toEqual([{ query_port: 1, reasons: ['PORT_FARM'] }, { query_port: 2, reasons: [] }]);
+    const buckets = await t.db.$queryRaw<{ peak: number; low: number }[]>`SELECT players_peak AS peak, players_min AS low FROM population_rollup ORDER BY bucket_at`;
+    expect(buckets).toEqual([{ peak: 242523, low: 0 }, { peak: 120, low: 0 }]);
+  });
+});

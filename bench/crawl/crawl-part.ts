@@ -23,7 +23,7 @@ const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
 
-interface CrawlRun {
+export interface CrawlRun {
   servers: number;
   /** Crawler settings changed from the defaults (none for the default runs). */
   settings: Record<string, string>;
@@ -50,6 +50,8 @@ interface CrawlRun {
   postgresCpuMs: number;
   redisCpuMs: number;
   machineCpuMs: number;
+  /** Job attempts that failed ('job failed: retried' and 'job failed for good' in the crawler's log). */
+  failedAttempts: number;
   /** UDP datagrams the kernel dropped on this machine during the crawl because a receive buffer was full. */
   udpRcvbufErrors: number;
   /** Why queries failed: last_error codes of the servers, most frequent first. */
@@ -77,7 +79,7 @@ function machineBusyMs(): number {
   return ((total - idle) * 1000) / 100;
 }
 
-async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
+export async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
   const db = await createBenchDb('crawl');
@@ -117,8 +119,13 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
     crawler = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', 'scheduler', '--role', 'worker'], { env, nodeArgs, raiseFileLimit: true });
     crawler.stdout?.resume();
     let stderrTail = '';
+    let stderrLine = '';
+    let failedAttempts = 0;
     crawler.stderr?.on('data', (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString()).slice(-4000);
+      const lines = (stderrLine + chunk.toString()).split('\n');
+      stderrLine = lines.pop() ?? '';
+      failedAttempts += lines.filter((l) => l.includes('"msg":"job failed')).length;
     });
     const crawlerPid = crawler.pid as number;
     let row: { started_at: Date; finished_at: Date | null; listed: number; queried: number; answered: number; failed: number; written: number } | undefined;
@@ -131,6 +138,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
       simMeter.sample();
       pgMeter.sample();
+      redisMeter.sample();
       row = (await c.query('SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1')).rows[0];
       if (row && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
       if (row?.finished_at) break;
@@ -204,6 +212,7 @@ async function crawlOnce(count: number, outDir: string, log: (line: string) => v
       redisCpuMs,
       machineCpuMs,
       udpRcvbufErrors,
+      failedAttempts,
       failures,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),

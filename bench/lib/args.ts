@@ -1,7 +1,7 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
 import { parseArgs } from 'node:util';
 
-export const PART_IDS = ['query', 'decode', 'crawl', 'storage', 'api', 'web'] as const;
+export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web', 'scale'] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,9 @@ export interface BenchOptions {
   /** Part 5: autocannon duration and connections per route. */
   apiSeconds: number;
   apiConnections: number;
+  /** Part 'scale': the fleet and the worker process counts that crawl it in turn. */
+  scaleServers: number;
+  scaleWorkers: number[];
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
   out: string;
   /** Keep the bench database (for looking at it afterwards). */
@@ -58,6 +61,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'raw-servers': { type: 'string' },
       'api-seconds': { type: 'string' },
       'api-connections': { type: 'string' },
+      'scale-servers': { type: 'string' },
+      'scale-workers': { type: 'string' },
       out: { type: 'string' },
       'keep-db': { type: 'boolean' },
       'no-profile': { type: 'boolean' },
@@ -85,6 +90,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),
     apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
     apiConnections: int(values['api-connections'], 'api-connections', 10),
+    scaleServers: int(values['scale-servers'], 'scale-servers', small ? 2000 : 20_000),
+    scaleWorkers: values['scale-workers'] !== undefined ? ints(values['scale-workers'], 'scale-workers') : [1, 2, 4],
     out: values.out ?? 'docs/BENCHMARKS.md',
     keepDb: values['keep-db'] === true,
     noProfile: values['no-profile'] === true,

@@ -15,6 +15,7 @@ import { startDeadline } from '../protocol';
 import type { Db } from '../shared/db';
 import type { Logger } from '../shared/logger';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
+import type { FakePlayerRules } from './fake-players';
 import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer, type ListingTruncation } from './list-source';
 import { mapLimit, type Querier } from './querier';
 import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
@@ -58,6 +59,8 @@ export interface CrawlSettings {
   fakePortsPerIp: number;
   /** CIDR ranges the farm rule never flags (FARM_RULE_EXEMPT_RANGES). */
   farmRuleExemptRanges: readonly string[];
+  /** Thresholds of the fake-player rules. @defaultValue DEFAULT_FAKE_PLAYER_RULES (src/crawler/fake-players.ts) */
+  fakePlayers?: FakePlayerRules;
   /** Deadline for one listing run. */
   listTimeoutMs: number;
   addressAllowList: readonly AllowEntry[];
@@ -246,6 +249,7 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
       error,
       resumeCursor,
       rows,
+      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
     batchKeys = written.batchKeys;
     if (!written.alreadyDone) {
@@ -295,6 +299,7 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     offlineAfterFailures: deps.settings.offlineAfterFailures,
     outcomes: outcomes.filter((o): o is BatchOutcome => o !== null),
     startedAt,
+    ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
   });
   if (!result.duplicate) {
     deps.onEvent?.({ type: 'batch', crawlId: crawl.id, queried: result.answered + result.failed, answered: result.answered, failed: result.failed, written: result.written });
@@ -397,6 +402,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
       delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
       fakePortsPerIp: deps.settings.fakePortsPerIp,
       exemptCidrs: deps.settings.farmRuleExemptRanges,
+      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
@@ -421,5 +427,5 @@ export async function requeryServer(deps: CrawlDeps, job: RequeryServerJob, sign
     const result = await deps.querier.query({ serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, signal ?? new AbortController().signal);
     outcome = result.kind === 'answered' ? { serverId, kind: 'answered', status: result.status, pingMs: result.pingMs } : { serverId, kind: 'failed', code: result.code };
   }
-  await writeServerOutcome(deps.db, outcome, deps.settings.offlineAfterFailures);
+  await writeServerOutcome(deps.db, outcome, deps.settings.offlineAfterFailures, deps.settings.fakePlayers);
 }

@@ -3,7 +3,7 @@
  * a fixed address list): the splits to list (Valve regions, query splits) and, per split, the
  * servers it found. Adapters over the protocol library live in src/crawler/sources/.
  */
-import type { ProtocolId, ServerStatus } from '../protocol/status';
+import type { ProtocolId, ServerStatus } from '../protocol';
 
 /** One listing unit of a source. `region` is a Valve region code, or -1 when the source has none. */
 export interface ListSplit {

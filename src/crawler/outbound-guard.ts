@@ -10,7 +10,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { ProtocolError } from '../protocol/errors';
+import { ProtocolError } from '../protocol';
 import type { AddressPolicy, AddressVerdict } from './address-policy';
 
 /** Every address a host name resolves to (dns.lookup with all: true by default; tests inject their own). */

@@ -3,7 +3,7 @@
  * broken game server is an outcome ('failed' with its ProtocolError code), never a thrown error;
  * a Querier throws only when our side fails.
  */
-import type { ServerStatus } from '../protocol/status';
+import type { ServerStatus } from '../protocol';
 
 export interface QueryTarget {
   serverId: number;

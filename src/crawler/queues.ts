@@ -1,13 +1,17 @@
 /**
  * BullMQ plumbing: queue names, job names and deterministic job ids, and the JobSink that hands crawl
- * steps on through Redis. The graphql layer may import this module (only this one) to enqueue work,
- * e.g. triggerCrawl.
+ * steps on through the queue store. The graphql layer may import this module (only this one) to enqueue
+ * work, e.g. triggerCrawl.
+ *
+ * The store is Redis or BullMQ's PostgreSQL backend (createPostgresBackend: the same Queue and Worker
+ * API, jobs claimed with FOR UPDATE SKIP LOCKED, workers woken by LISTEN/NOTIFY), in a schema of its own
+ * in gsindex's database. The README says which to run when; docs/BENCHMARKS.md measures both.
  *
  * Queues: `crawl` (start-crawl, list-run, finish-crawl, apply-retention) and `server-query`
  * (query-batch), so long query work never starves listings. Job ids are `<job>-<stable key>` with no
  * ':' in them; adding a job whose id exists is a no-op, and the database guards every step anyway.
  */
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, Worker, createPostgresBackend, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
 import IORedis from 'ioredis';
 import { connectionLogger, onBullError, watchRedis } from '../shared/redis-health';
 import type { Db } from '../shared/db';
@@ -36,16 +40,70 @@ export const RETENTION_SCHEDULER_ID = 'retention';
 /** `sweep-<source slug>`: names added through the API may hold characters job ids must not (':'). */
 export const schedulerIdOf = (sourceName: string): string => `sweep-${sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64)}`;
 
-export interface QueueSettings {
-  redisUrl: string;
+export type QueueBackend = 'redis' | 'postgres';
+
+/** Where the queues live: a Redis, or the PostgreSQL of `databaseUrl` (schema queueSchemaOf(prefix)). */
+export type QueueStore = { backend?: 'redis'; redisUrl: string } | { backend: 'postgres'; databaseUrl: string };
+
+export type QueueSettings = QueueStore & {
   prefix: string;
   jobAttempts: number;
   jobBackoffMs: number;
+};
+
+export function backendOf(store: QueueStore): QueueBackend {
+  return store.backend === 'postgres' ? 'postgres' : 'redis';
+}
+
+/**
+ * The PostgreSQL schema of one gsindex instance's queues: the prefix does on PostgreSQL what it does on
+ * Redis (BullMQ's PostgreSQL backend ignores prefixes), so the demo, tests and benchmarks sharing a
+ * database keep their queues apart. `gsindex` -> `gsindex_queue`.
+ */
+export function queueSchemaOf(prefix: string): string {
+  return `${prefix}_queue`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
 }
 
 /** One Redis connection as BullMQ wants it (its own per Queue / Worker); its errors go to the log (watchRedis). */
 export function createRedis(url: string): IORedis {
   return watchRedis(new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }), url);
+}
+
+/**
+ * BullMQ's options for one PostgreSQL-backed Queue or Worker: its own pool of `poolMax` connections
+ * (plus one for LISTEN), and migrations of the queue schema on connect (idempotent; an advisory lock
+ * lets many processes start at once).
+ */
+function postgresConnection(databaseUrl: string, prefix: string, poolMax: number) {
+  return { connectionString: databaseUrl, schema: queueSchemaOf(prefix), migrate: true, max: poolMax };
+}
+
+/** A Queue on either store; `redis` is its own connection on Redis (closed with it), absent on PostgreSQL. */
+export function openQueue(name: string, store: QueueStore, prefix: string, defaultJobOptions: JobsOptions): { queue: Queue; redis?: IORedis } {
+  if (store.backend === 'postgres') {
+    // The PostgreSQL backend types its Queue by its connection options; the API is the Redis one.
+    const queue = new Queue(name, { connection: postgresConnection(store.databaseUrl, prefix, 4), defaultJobOptions }, createPostgresBackend) as unknown as Queue;
+    return { queue };
+  }
+  const redis = createRedis(store.redisUrl);
+  return { queue: new Queue(name, { connection: redis, prefix, defaultJobOptions }), redis };
+}
+
+/** A Worker on either store; `redis` as for openQueue. */
+export function openWorker(
+  name: string,
+  processor: Processor,
+  store: QueueStore,
+  options: Omit<WorkerOptions, 'connection'> & { prefix: string; concurrency: number },
+): { worker: Worker; redis?: IORedis } {
+  if (store.backend === 'postgres') {
+    // A job holds a pool connection only while it is claimed, completed or its lock renewed, not while it runs.
+    const connection = postgresConnection(store.databaseUrl, options.prefix, Math.min(10, options.concurrency + 2));
+    const worker = new Worker(name, processor, { ...options, connection }, createPostgresBackend) as unknown as Worker;
+    return { worker };
+  }
+  const redis = createRedis(store.redisUrl);
+  return { worker: new Worker(name, processor, { ...options, connection: redis }), redis };
 }
 
 export function defaultJobOptions(s: Pick<QueueSettings, 'jobAttempts' | 'jobBackoffMs'>): JobsOptions {
@@ -60,22 +118,22 @@ export function defaultJobOptions(s: Pick<QueueSettings, 'jobAttempts' | 'jobBac
 export interface CrawlQueues {
   crawl: Queue;
   query: Queue;
+  backend: QueueBackend;
   close(): Promise<void>;
 }
 
 export function createCrawlQueues(s: QueueSettings): CrawlQueues {
-  const crawlConnection = createRedis(s.redisUrl);
-  const queryConnection = createRedis(s.redisUrl);
   const defaults = defaultJobOptions(s);
-  const crawl = new Queue(CRAWL_QUEUE, { connection: crawlConnection, prefix: s.prefix, defaultJobOptions: defaults });
-  const query = new Queue(QUERY_QUEUE, { connection: queryConnection, prefix: s.prefix, defaultJobOptions: defaults });
+  const opened = [openQueue(CRAWL_QUEUE, s, s.prefix, defaults), openQueue(QUERY_QUEUE, s, s.prefix, defaults)] as const;
+  const [crawl, query] = [opened[0].queue, opened[1].queue];
   for (const queue of [crawl, query]) queue.on('error', onBullError(connectionLogger(), `queue ${queue.name}`));
   return {
     crawl,
     query,
+    backend: backendOf(s),
     async close() {
       await Promise.all([crawl.close(), query.close()]);
-      await Promise.all([crawlConnection.quit().catch(() => undefined), queryConnection.quit().catch(() => undefined)]);
+      await Promise.all(opened.map(({ redis }) => redis?.quit().catch(() => undefined)));
     },
   };
 }

@@ -16,6 +16,13 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
     delistAfterMissedCrawls: config.delistAfterMissedCrawls,
     fakePortsPerIp: config.fakePortsPerIp,
     farmRuleExemptRanges: config.farmRuleExemptRanges,
+    fakePlayers: {
+      infoExcess: config.fakeInfoPlayersExcess,
+      sameNamePlayers: config.fakeSameNamePlayers,
+      zeroDurationPlayers: config.fakeZeroDurationPlayers,
+      sharedNameServers: config.fakeSharedNameServers,
+      sharedNamesPerServer: config.fakeSharedNamesPerServer,
+    },
     listTimeoutMs: config.listTimeoutMs,
     addressAllowList: config.addressAllowList,
   };

@@ -52,8 +52,8 @@ export class JobsInFlight {
     return this.running.size;
   }
 
-  /** `connection` is the worker's own (non-blocking) connection, still open until the caller closes it. */
-  async stop(workers: Array<{ worker: Worker; connection: IORedis }>, graceMs: number, logger: Logger): Promise<void> {
+  /** `connection` is the worker's own (non-blocking) Redis connection, still open until the caller closes it; absent on PostgreSQL. */
+  async stop(workers: Array<{ worker: Worker; connection?: IORedis }>, graceMs: number, logger: Logger): Promise<void> {
     const deadline = Date.now() + graceMs;
     // No new jobs from here on; pause(true) does not wait for the running ones.
     await within(Promise.all(workers.map(({ worker }) => worker.pause(true).catch(() => undefined))), STEP_TIMEOUT_MS);
@@ -81,15 +81,11 @@ export class JobsInFlight {
    * Jobs a worker fetched ahead (moved to active under one of its tokens) but never started: without
    * this they stay active until their lock expires and the stalled check finds them, a minute later.
    */
-  private async handBackFetched(worker: Worker, connection: IORedis, logger: Logger): Promise<void> {
+  private async handBackFetched(worker: Worker, connection: IORedis | undefined, logger: Logger): Promise<void> {
     try {
-      const activeKey = worker.keys.active;
-      if (activeKey === undefined) return;
-      const ids = await connection.lrange(activeKey, 0, -1);
-      for (const id of ids) {
+      for (const { id, token } of await activeJobsOf(worker, connection)) {
         const key = `${worker.name}:${id}`;
         if (this.running.has(key) || this.handedBack.has(key)) continue;
-        const token = await connection.get(`${worker.toKey(id)}:lock`);
         if (token === null || !token.startsWith(`${worker.id}:`)) continue;
         this.handedBack.add(key);
         const job = await Job.fromId(worker, id);
@@ -99,4 +95,21 @@ export class JobsInFlight {
       logger.warn({ queue: worker.name, err: err instanceof Error ? err.message : String(err) }, 'could not hand fetched jobs back: they run again once their locks expire');
     }
   }
+}
+
+/**
+ * The queue's active jobs with their lock tokens: on Redis from the active list and the job's lock key,
+ * on PostgreSQL from the job table of BullMQ's schema (the pool's search_path points at it).
+ */
+async function activeJobsOf(worker: Worker, connection: IORedis | undefined): Promise<Array<{ id: string; token: string | null }>> {
+  if (connection !== undefined) {
+    const activeKey = worker.keys.active;
+    if (activeKey === undefined) return [];
+    const ids = await connection.lrange(activeKey, 0, -1);
+    return Promise.all(ids.map(async (id) => ({ id, token: await connection.get(`${worker.toKey(id)}:lock`) })));
+  }
+  const pool = (worker.getBackend() as { connection?: { pool?: { query(text: string, params: unknown[]): Promise<{ rows: Array<{ id: string; token: string | null }> }> } } }).connection?.pool;
+  if (pool === undefined) return [];
+  const { rows } = await pool.query(`select id, lock_token as token from job where queue = $1 and state = 'active'`, [worker.name]);
+  return rows;
 }

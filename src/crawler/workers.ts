@@ -1,21 +1,21 @@
 /**
- * The worker role: BullMQ workers running the crawl steps. Each worker has its own Redis connection.
+ * The worker role: BullMQ workers running the crawl steps, on Redis or PostgreSQL (queues.ts). Each
+ * worker has its own connection (a Redis one, or a small pool).
  * Stalled jobs (a worker killed mid-job) go back to the queue after `stalledIntervalMs` and run again;
  * the database guards make that safe. stop(): workers finish their jobs in flight (up to graceMs), then
- * hand the rest back to the queue and close by force (worker-stop.ts); then Redis connections are closed.
+ * hand the rest back to the queue and close by force (worker-stop.ts); then the Redis connections are closed.
  */
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from '../shared/logger';
 import { closeRedis, onBullError } from '../shared/redis-health';
 import { crawlKeyOf, finishCrawl, listRun, queryBatch, requeryServer, startCrawl, type CrawlDeps, type FinishCrawlJob, type ListRunJob, type QueryBatchJob, type RequeryServerJob } from './crawl-jobs';
-import { CRAWL_QUEUE, JOB, QUERY_QUEUE, createRedis, type StartCrawlData } from './queues';
+import { CRAWL_QUEUE, JOB, QUERY_QUEUE, openWorker, type QueueStore, type StartCrawlData } from './queues';
 import { isDependencyDown } from './dependency-errors';
 import { closeCrawlAsFailed, loadSource } from './store/crawl-store';
 import { applyRetention } from './store/history-store';
 import { JobsInFlight } from './worker-stop';
 
-export interface WorkerSettings {
-  redisUrl: string;
+export type WorkerSettings = QueueStore & {
   prefix: string;
   /** Query batches processed at once by this process. */
   concurrency: number;
@@ -32,7 +32,7 @@ export interface WorkerSettings {
   outageWaitMs?: number;
   /** How often such a job tries again. @defaultValue 5 s */
   outageRetryMs?: number;
-}
+};
 
 export interface RunningWorkers {
   stop(): Promise<void>;
@@ -88,13 +88,11 @@ function outageGuard(logger: Logger, waitMs: number, retryMs: number) {
 }
 
 export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger): RunningWorkers {
-  const crawlConnection = createRedis(s.redisUrl);
-  const queryConnection = createRedis(s.redisUrl);
   const common = { prefix: s.prefix, stalledInterval: s.stalledIntervalMs, lockDuration: s.lockDurationMs, maxStalledCount: 5 };
   const guard = outageGuard(logger, s.outageWaitMs ?? 15 * 60_000, s.outageRetryMs ?? 5000);
 
   const inFlight = new JobsInFlight();
-  const crawlWorker = new Worker(
+  const crawl = openWorker(
     CRAWL_QUEUE,
     inFlight.track((job: Job, token?: string, signal?: AbortSignal) => guard(job, token, async () => {
       switch (job.name) {
@@ -120,18 +118,20 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
           return null;
       }
     })),
-    { ...common, connection: crawlConnection, concurrency: 4 },
+    s,
+    { ...common, concurrency: 4 },
   );
-  const queryWorker = new Worker(
+  const query = openWorker(
     QUERY_QUEUE,
     inFlight.track((job: Job, token?: string, signal?: AbortSignal) => guard(job, token, async () => {
       if (job.name === JOB.requeryServer) await requeryServer(deps, job.data as RequeryServerJob, signal);
       else await queryBatch(deps, job.data as QueryBatchJob, signal);
       return null;
     })),
-    { ...common, connection: queryConnection, concurrency: s.concurrency },
+    s,
+    { ...common, concurrency: s.concurrency },
   );
-  for (const w of [crawlWorker, queryWorker]) {
+  for (const w of [crawl.worker, query.worker]) {
     w.on('failed', (job, err) => {
       const crawl = crawlOf(job);
       const final = job === undefined || job.attemptsMade >= (job.opts.attempts ?? 1);
@@ -154,13 +154,13 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
     async stop() {
       await inFlight.stop(
         [
-          { worker: crawlWorker, connection: crawlConnection },
-          { worker: queryWorker, connection: queryConnection },
+          { worker: crawl.worker, connection: crawl.redis },
+          { worker: query.worker, connection: query.redis },
         ],
         s.graceMs,
         logger,
       );
-      await Promise.all([closeRedis(crawlConnection), closeRedis(queryConnection)]);
+      await Promise.all([crawl, query].map(({ redis }) => (redis ? closeRedis(redis) : undefined)));
     },
   };
 }

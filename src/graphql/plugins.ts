@@ -80,6 +80,20 @@ export function errorLoggingPlugin(): ApolloServerPlugin<ApiContext> {
   };
 }
 
+/** `cache-control: no-store` on every GraphQL response: answers are live data, never to be cached. */
+export function noStorePlugin(): ApolloServerPlugin<ApiContext> {
+  return {
+    requestDidStart() {
+      return Promise.resolve({
+        willSendResponse(rc) {
+          rc.response.http.headers.set('cache-control', 'no-store');
+          return Promise.resolve();
+        },
+      });
+    },
+  };
+}
+
 /** Anything with prom-client's Histogram `observe` (src/shared/metrics.ts `apiLatency`). */
 export interface LatencyHistogram {
   observe(labels: { operation: string }, seconds: number): void;

@@ -1,8 +1,9 @@
 /**
  * Per-client fixed-window counters: the read rate limit (units of cost per window) and the count of
  * failed authentications. With Redis the counters are shared by every API process (key
- * `<prefix><client>:<window>`, expiring with the window); without Redis each process counts for itself
- * in memory. Every answer says how many units are left and when the window ends (for Retry-After and
+ * `<prefix><client>:<window>`, expiring with the window); with the queues on PostgreSQL they are shared
+ * through an unlogged table in the queue schema (createPostgresRateLimiter); otherwise each process
+ * counts for itself in memory. Every answer says how many units are left and when the window ends (for Retry-After and
  * the X-RateLimit headers).
  */
 import type { Redis } from 'ioredis';
@@ -49,8 +50,11 @@ if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) 
 return {n, redis.call('PTTL', KEYS[1])}
 `;
 
-/** How long a hit waits for Redis before this process counts it by itself. */
+/** How long a hit waits for Redis (or PostgreSQL) before this process counts it by itself. */
 export const REDIS_LIMIT_TIMEOUT_MS = 250;
+
+/** Adds `cost` to the counter `key` (expiring `windowMs` after its first hit); answers [count, ms to expiry]. */
+type SharedCounter = (key: string, windowMs: number, cost: number) => Promise<[number, number]>;
 
 /**
  * When Redis is down or slow (the shared connection queues commands while it reconnects), the hit is
@@ -64,6 +68,70 @@ export function createRedisRateLimiter(
   onError: (err: unknown) => void = () => undefined,
   now: () => number = Date.now,
 ): RateLimiter {
+  const counter: SharedCounter = (key, windowMs, cost) => redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(cost)) as Promise<[number, number]>;
+  return sharedRateLimiter(counter, 'Redis', keyPrefix, options, onError, now);
+}
+
+/** What createPostgresRateLimiter needs of a database client (Prisma's raw queries). */
+export interface RawSql {
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+/**
+ * The same counters in PostgreSQL, for when the queues live there and there is no Redis: one row per
+ * client and window in an unlogged table (not written to the WAL: counters need not survive a crash) of
+ * the queue schema, added to with one upsert; rows of past windows are deleted every minute or so.
+ */
+export function createPostgresRateLimiter(
+  db: RawSql,
+  schema: string,
+  keyPrefix: string,
+  options: RateLimitOptions,
+  onError: (err: unknown) => void = () => undefined,
+  now: () => number = Date.now,
+): RateLimiter {
+  const table = `"${schema.replace(/"/g, '""')}".api_rate_limit`;
+  let created: Promise<void> | null = null;
+  let lastSweepMs = 0;
+  const ensureTable = (): Promise<void> => {
+    created ??= (async () => {
+      await db.$executeRawUnsafe(`create schema if not exists "${schema.replace(/"/g, '""')}"`);
+      await db.$executeRawUnsafe(`create unlogged table if not exists ${table} (key text primary key, count bigint not null, expires_at_ms bigint not null)`);
+    })().catch((err: unknown) => {
+      created = null;
+      throw err;
+    });
+    return created;
+  };
+  const counter: SharedCounter = async (key, windowMs, cost) => {
+    await ensureTable();
+    const t = now();
+    if (t - lastSweepMs > 60_000) {
+      lastSweepMs = t;
+      db.$executeRawUnsafe(`delete from ${table} where expires_at_ms < $1`, t).catch(onError);
+    }
+    const rows = await db.$queryRawUnsafe<Array<{ count: bigint | number; expires_at_ms: bigint | number }>>(
+      `insert into ${table} as r (key, count, expires_at_ms) values ($1, $2, $3) on conflict (key) do update set count = r.count + excluded.count returning count, expires_at_ms`,
+      key,
+      cost,
+      t + windowMs,
+    );
+    const row = rows[0];
+    if (row === undefined) throw new Error('rate-limit counter: the upsert returned no row');
+    return [Number(row.count), Number(row.expires_at_ms) - t];
+  };
+  return sharedRateLimiter(counter, 'PostgreSQL', keyPrefix, options, onError, now);
+}
+
+function sharedRateLimiter(
+  counter: SharedCounter,
+  store: string,
+  keyPrefix: string,
+  options: RateLimitOptions,
+  onError: (err: unknown) => void,
+  now: () => number,
+): RateLimiter {
   const fallback = createMemoryRateLimiter(options, now);
   return {
     limit: options.maxRequests,
@@ -74,12 +142,12 @@ export function createRedisRateLimiter(
       let timer: NodeJS.Timeout | undefined;
       let reply: [number, number] | null;
       try {
-        // ioredis commands cannot be cancelled; the timer only stops us waiting for this one.
+        // Neither ioredis nor pg can cancel a command; the timer only stops us waiting for this one.
         const timeout = new Promise<null>((resolve) => {
           timer = setTimeout(() => resolve(null), REDIS_LIMIT_TIMEOUT_MS);
         });
-        reply = await Promise.race([redis.eval(HIT_SCRIPT, 1, key, String(options.windowMs), String(cost)) as Promise<[number, number]>, timeout]);
-        if (reply === null) onError(new Error(`rate-limit counter: no answer from Redis within ${REDIS_LIMIT_TIMEOUT_MS} ms`));
+        reply = await Promise.race([counter(key, options.windowMs, cost), timeout]);
+        if (reply === null) onError(new Error(`rate-limit counter: no answer from ${store} within ${REDIS_LIMIT_TIMEOUT_MS} ms`));
       } catch (err) {
         onError(err);
         reply = null;

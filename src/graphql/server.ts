@@ -13,7 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import cors from 'cors';
 import express from 'express';
@@ -27,15 +27,18 @@ import type { Db } from '../shared/db';
 import { createErrorFormatter } from './errors';
 import { graphqlErrorHandler } from './http-errors';
 import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, readRateLimitGuard, readUnitsPaidOf, requestIdOf } from './http-guards';
-import { errorLoggingPlugin, latencyPlugin, limitsPlugin, type LatencyHistogram } from './plugins';
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
+import { errorLoggingPlugin, latencyPlugin, limitsPlugin, noStorePlugin, type LatencyHistogram } from './plugins';
+import { createMemoryRateLimiter, createPostgresRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
+import { queueSchemaOf } from '../crawler/queues';
 import { buildApiSchema } from './schema';
 import { createWebRouter } from '../web/routes';
 
 export interface ApiDeps {
   prisma: Db;
-  /** Shared Redis for the rate limit; without it each process limits in memory. */
+  /** Shared Redis for the rate limit; without it each process limits in memory (or in PostgreSQL, below). */
   redis?: Redis;
+  /** With the queues on PostgreSQL and no Redis: the rate-limit counters go to the queue schema. */
+  rateLimitInPostgres?: boolean;
   config: ApiConfig;
   logger: Logger;
   enqueue?: ApiEnqueue;
@@ -65,7 +68,9 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const limiter = (name: string, options: RateLimitOptions): RateLimiter =>
     deps.redis
       ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:${name}:`, options, (err) => logger.warn({ err }, `${name}: Redis unavailable, counted by this process alone`))
-      : createMemoryRateLimiter(options);
+      : deps.rateLimitInPostgres
+        ? createPostgresRateLimiter(deps.prisma, queueSchemaOf(config.queuePrefix), `${name}:`, options, (err) => logger.warn({ err }, `${name}: PostgreSQL counter unavailable, counted by this process alone`))
+        : createMemoryRateLimiter(options);
   const rateLimiter = limiter('api-ratelimit', { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs });
   const authFailures = limiter('api-authfail', { maxRequests: config.apiAuthFailureLimit, windowMs: config.apiAuthFailureWindowMs });
   const queryLimits = {
@@ -95,6 +100,10 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
       ...(deps.apiLatency ? [latencyPlugin(deps.apiLatency)] : []),
       // A browser's GET /graphql gets the offline GraphiQL of src/web instead (Sandbox loads from a CDN).
       ApolloServerPluginLandingPageDisabled(),
+      // The schema has no cache hints, so Apollo's cache-control plugin only ever answered no-store, yet its
+      // per-field hook made Apollo wrap every resolver of every request; noStorePlugin sends the same header.
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
     ],
     logger: {
       debug: (m: string) => logger.debug(m),

@@ -20,17 +20,7 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_LINE_BYTES } from '../protocol/defaults';
-import {
-  MS_QUERY_GAME_SERVERS,
-  MS_REGISTER_GAME_SERVER,
-  MS_UNREGISTER_GAME_SERVER,
-  MS_UPDATE_GAME_SERVER_STATS,
-  type ManagementServerEntry,
-  classifyServerAddress,
-  encodeQueryGameServersReply,
-  parseManagementRequest,
-} from '../protocol/master/management-messages';
+import { MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_LINE_BYTES, MS_QUERY_GAME_SERVERS, MS_REGISTER_GAME_SERVER, MS_UNREGISTER_GAME_SERVER, MS_UPDATE_GAME_SERVER_STATS, type ManagementServerEntry, classifyServerAddress, encodeQueryGameServersReply, parseManagementRequest } from '../protocol';
 
 /** The subset of pino's Logger this server uses (pino loggers fit as they are). */
 export interface ManagementLogger {

@@ -22,6 +22,7 @@ export { SplitAssembler, type SplitAssemblerOptions } from './valve/split-packet
 export { decodeDatagrams } from './valve/decode-datagrams';
 export { quirksFor, type AppQuirks, type PlayerLayout } from './valve/quirks';
 export { decompressBzip2 } from './wire/decompress';
+export { PacketWriter } from './wire/packet-writer';
 export { queryInfo, queryPlayers, queryRules, queryPing, queryServer, type A2SQueryOptions, type PlayersQueryOptions, type InfoAnswer, type ServerQueryPart, type ServerQueryResult } from './valve/client';
 export { defaultTransport } from './transport/default-transport';
 export { UdpTransport, canonicalIp, type DatagramAssembler, type HandlerResult, type ExchangeOptions, type ExchangeResult, type RemoteSession, type UdpTransportOptions, type UdpTransportStats } from './transport/udp-transport';
@@ -46,10 +47,10 @@ export { queryDoom3, doom3ToStatus } from './protocols/doom3';
 export { queryHalfLife, halfLifeToStatus, type HalfLifeQueryResult } from './protocols/halflife';
 export { queryAse, aseToStatus } from './protocols/ase';
 // One registry of protocols and one table of games: what the crawler, the CLI and the simulator use.
-export type { ProtocolModule, ProtocolQueryOptions } from './adapter';
+export type { ProtocolModule, ProtocolQueryOptions, ServedState, AnswerContext } from './adapter';
 export { GAMES, gameById, queryPortOf, type GameEntry } from './games';
 export { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS, protocolAdapter, isQueryableProtocol, decodeStatus, decodeLegacyStatus, legacyQuirksFor, type ProtocolAdapter, type QueryableProtocolId, type RegistryQueryOptions } from './registry';
-export { listQuake3Master, encodeQuake3MasterRequest, decodeQuake3MasterResponse, encodeQuake3MasterResponse, type Quake3MasterListOptions, type Quake3MasterListResult } from './master/quake3-master';
+export { QUAKE3_PROTOCOL_VERSION, listQuake3Master, encodeQuake3MasterRequest, decodeQuake3MasterResponse, encodeQuake3MasterResponse, type Quake3MasterListOptions, type Quake3MasterListResult } from './master/quake3-master';
 // List sources: the Valve master, the Steam Web API, management servers.
 export { MasterFilter, buildMasterFilter, formatMasterFilter, parseMasterFilter, assertMasterFilterLength, masterFilterBytes, type MasterFilterNode, type MasterFilterPair, type MasterFilterGroup, type MasterFilterCombinator } from './master/master-filter';
 export { MASTER_REGIONS, ALL_MASTER_REGION_CODES, FIRST_SEED, A2M_GET_SERVERS_BATCH2, M2A_SERVER_BATCH_HEADER, encodeMasterQuery, decodeMasterQuery, encodeMasterResponse, decodeMasterResponse, formatAddress, parseIpv4Address, isMasterRegionCode, masterRegionName, type MasterRegionName, type MasterQuery, type MasterBatch } from './master/valve-master-codec';

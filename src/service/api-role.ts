@@ -1,6 +1,7 @@
 /**
  * The API role: src/graphql's server with the operator's routes, the crawl's queues for the mutations
- * that enqueue, and a Redis connection of its own for the shared rate limit.
+ * that enqueue, and a Redis connection of its own for the shared rate limit (in PostgreSQL when the queues are
+ * there and there is no Redis).
  */
 import { createRedis, enqueueCrawl, enqueueServerQuery, removeSourceJobs, type CancelledSource, type CrawlQueues } from '../crawler/queues';
 import type { ApiDeps, RunningApi } from '../graphql/server';
@@ -21,15 +22,16 @@ function enqueueOn(queues: CrawlQueues | null): ApiDeps['enqueue'] {
   };
 }
 
-export async function startApiRole({ config, db, metrics, queues, logger }: RoleContext): Promise<StartedApiRole> {
+export async function startApiRole({ config, db, metrics, queues, queueStore, logger }: RoleContext): Promise<StartedApiRole> {
   // Loaded here, not imported at the top: the other roles never pay for Apollo and type-graphql.
   const { startApi } = require('../graphql/server') as typeof import('../graphql/server');
-  const redis = createRedis(config.redisUrl);
+  const redis = queueStore.backend === 'postgres' ? undefined : createRedis(config.redisUrl);
   const deps: ApiDeps = {
     apiLatency: metrics.apiLatency,
     mountRoutes: operatorRoutes(config, metrics, queues),
     prisma: db,
     redis,
+    rateLimitInPostgres: queueStore.backend === 'postgres',
     config,
     logger: logger.child({ role: 'api' }),
     enqueue: enqueueOn(queues),
@@ -38,7 +40,7 @@ export async function startApiRole({ config, db, metrics, queues, logger }: Role
   try {
     api = await startApi(deps);
   } catch (err) {
-    await redis.quit().catch(() => undefined);
+    await redis?.quit().catch(() => undefined);
     throw err;
   }
   logger.info({ url: api.url }, 'API listening');
@@ -47,7 +49,7 @@ export async function startApiRole({ config, db, metrics, queues, logger }: Role
     url: api.url,
     stop: async () => {
       await api.close();
-      await redis.quit().catch(() => undefined);
+      await redis?.quit().catch(() => undefined);
     },
   };
 }

@@ -3,12 +3,13 @@
  * management server) on one database and one set of queues, started in that order and stopped in
  * reverse. `gsindex serve` and `gsindex demo` both run it.
  */
-import { createCrawlQueues, type CrawlQueues } from '../crawler/queues';
+import { createCrawlQueues, type CrawlQueues, type QueueStore } from '../crawler/queues';
 import { migrate } from '../migrate';
 import type { Config, ServeRole } from '../shared/config';
 import { createDb } from '../shared/db';
 import type { Logger } from '../shared/logger';
 import { Metrics } from '../shared/metrics';
+import { resolveQueueBackend } from '../shared/services';
 import { startApiRole } from './api-role';
 import { startManagementRole } from './management-role';
 import type { RoleContext, StartedRole } from './role';
@@ -26,10 +27,13 @@ export async function startService(config: Readonly<Config>, roles: readonly Ser
   if (config.migrateOnStart) await migrate(config.databaseUrl, { log: (line) => logger.info(line) });
   const db = createDb(config.databaseUrl);
   const needQueues = roles.some((r) => r === 'scheduler' || r === 'worker' || r === 'api');
+  const queueStore: QueueStore =
+    (await resolveQueueBackend(config.queueBackend, config.redisUrl, false)) === 'postgres' ? { backend: 'postgres', databaseUrl: config.databaseUrl } : { redisUrl: config.redisUrl };
+  if (needQueues) logger.info({ queueBackend: queueStore.backend ?? 'redis' }, 'queues');
   const queues: CrawlQueues | null = needQueues
-    ? createCrawlQueues({ redisUrl: config.redisUrl, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs })
+    ? createCrawlQueues({ ...queueStore, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs })
     : null;
-  const context: RoleContext = { config, db, metrics: new Metrics(), queues, logger };
+  const context: RoleContext = { config, db, metrics: new Metrics(), queues, queueStore, logger };
   const started: StartedRole[] = [];
   let apiUrl: string | null = null;
 

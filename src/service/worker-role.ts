@@ -6,7 +6,7 @@ import { startWorkers } from '../crawler/workers';
 import { crawlMetricsRecorder } from './crawl-metrics';
 import type { RoleContext, StartedRole } from './role';
 
-export function startWorkerRole({ config, db, metrics, logger }: RoleContext, queues: CrawlQueues): StartedRole {
+export function startWorkerRole({ config, db, metrics, queueStore, logger }: RoleContext, queues: CrawlQueues): StartedRole {
   const workerLogger = logger.child({ role: 'worker' });
   const deps = buildCrawlDeps({
     config,
@@ -19,7 +19,7 @@ export function startWorkerRole({ config, db, metrics, logger }: RoleContext, qu
   const workers = startWorkers(
     deps,
     {
-      redisUrl: config.redisUrl,
+      ...queueStore,
       prefix: config.queuePrefix,
       concurrency: config.workerConcurrency,
       stalledIntervalMs: config.workerStalledIntervalMs,

@@ -135,6 +135,8 @@ const fromEnv = <const V extends string, S extends z.ZodType>(variable: V, schem
 const SETTINGS = {
   databaseUrl: fromEnv('DATABASE_URL', z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').default(DEFAULT_DATABASE_URL)),
   redisUrl: fromEnv('REDIS_URL', z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default(DEFAULT_REDIS_URL)),
+  /** Where the crawl queues live: auto = Redis when REDIS_URL is set or a Redis answers on it, else PostgreSQL (README). */
+  queueBackend: fromEnv('QUEUE_BACKEND', z.enum(['auto', 'redis', 'postgres']).default('auto')),
   queuePrefix: fromEnv('GSINDEX_QUEUE_PREFIX', z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and -').default('gsindex')),
   logLevel: fromEnv('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   crawlIntervalMs: fromEnv('CRAWL_INTERVAL_MS', int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
@@ -164,6 +166,12 @@ const SETTINGS = {
   fakePortsPerIp: fromEnv('FAKE_PORTS_PER_IP', int(0, 65535).default(200)),
   /** CIDR ranges (or IPs) the farm rule never flags; ADDRESS_ALLOW_LIST exempts nothing from it. */
   farmRuleExemptRanges: fromEnv('FARM_RULE_EXEMPT_RANGES', trustedCidrs),
+  // Inflated player counts (docs/fake-players.md); 0 switches a rule off.
+  fakeInfoPlayersExcess: fromEnv('FAKE_INFO_PLAYERS_EXCESS', int(0, 65535).default(8)),
+  fakeSameNamePlayers: fromEnv('FAKE_SAME_NAME_PLAYERS', int(0, 65535).default(5)),
+  fakeZeroDurationPlayers: fromEnv('FAKE_ZERO_DURATION_PLAYERS', int(0, 65535).default(5)),
+  fakeSharedNameServers: fromEnv('FAKE_SHARED_NAME_SERVERS', int(0, 1_000_000).default(3)),
+  fakeSharedNamesPerServer: fromEnv('FAKE_SHARED_NAMES_PER_SERVER', int(0, 65535).default(5)),
   masterSources: fromEnv('MASTER_SOURCES', masterSources),
   addressAllowList: fromEnv('ADDRESS_ALLOW_LIST', addressAllowList),
   steamWebApiKey: fromEnv('STEAM_WEB_API_KEY', z.string().optional()),

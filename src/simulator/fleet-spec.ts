@@ -1,4 +1,4 @@
-import type { ProtocolId } from '../protocol/status';
+import type { ProtocolId } from '../protocol';
 
 /**
  * What a simulated game server is: its address, the region a simulated master files it under,

@@ -6,9 +6,7 @@
  * The same `respond` shape as SimServer, so the fleet runs both. State, players and rules come from
  * the SimServerSpec (players generated from its seed).
  */
-import type { ServedState } from '../protocol/adapter';
-import { PROTOCOL_REGISTRY } from '../protocol/registry';
-import type { ProtocolId } from '../protocol/status';
+import { type ServedState, PROTOCOL_REGISTRY, type ProtocolId } from '../protocol';
 import { playersOf, rulesOf } from './content';
 import type { SimReply, SimServerSpec, SimServerStats } from './fleet-spec';
 import { hash32, hashString } from './random';

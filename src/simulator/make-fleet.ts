@@ -3,7 +3,7 @@
  * options, so several processes can each build their own slice (makeServerSpec) and a master
  * simulator can list the very servers an A2S fleet answers for.
  */
-import { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS } from '../protocol/registry';
+import { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS } from '../protocol';
 import type { SimBehaviour, SimServerSpec } from './fleet-spec';
 import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from './games';
 import { isLegacySimProtocol, type LegacySimProtocol } from './legacy-server';

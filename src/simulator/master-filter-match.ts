@@ -4,7 +4,7 @@
  * one. String comparisons are case-insensitive; name_match / version_match take '*' wildcards and must
  * match the whole value. collapse_addr_hash works on the whole list (see applyMasterFilter).
  */
-import type { MasterFilterNode, MasterFilterPair } from '../protocol/master/master-filter';
+import type { MasterFilterNode, MasterFilterPair } from '../protocol';
 import type { SimServerSpec } from './fleet-spec';
 
 const globCache = new Map<string, RegExp>();

@@ -9,10 +9,7 @@
  * world (as the Valve master server query protocol documents) unless `restIsWorld` is false. Only IPv4 servers are listed (entries have 4 octets).
  */
 import dgram from 'node:dgram';
-import { MASTER_ADDRESSES_PER_PACKET } from '../protocol/defaults';
-import { parseMasterFilter } from '../protocol/master/master-filter';
-import { decodeMasterQuery, encodeMasterResponse } from '../protocol/master/valve-master-codec';
-import type { ServerAddress } from '../protocol/types';
+import { MASTER_ADDRESSES_PER_PACKET, parseMasterFilter, decodeMasterQuery, encodeMasterResponse, type ServerAddress } from '../protocol';
 import type { SimServerSpec } from './fleet-spec';
 import { applyMasterFilter } from './master-filter-match';
 

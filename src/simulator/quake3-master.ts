@@ -4,7 +4,7 @@
  * clients must collect until `\EOT`.
  */
 import dgram from 'node:dgram';
-import { encodeQuake3MasterResponse } from '../protocol/master/quake3-master';
+import { encodeQuake3MasterResponse } from '../protocol';
 import type { SimServerSpec } from './fleet-spec';
 
 export interface SimQuake3Master {

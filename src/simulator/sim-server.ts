@@ -4,13 +4,7 @@
  * lays them out; the wire behaviour (challenges, loss, duplication, reordering, delay, silence,
  * malformed answers) comes from the spec's SimBehaviour and is deterministic from its seed.
  */
-import { isProtocolError } from '../protocol/errors';
-import { encodeChallengeResponse } from '../protocol/valve/a2s-challenge';
-import { encodeInfoResponse, type A2SInfo } from '../protocol/valve/a2s-info';
-import { encodePingResponse } from '../protocol/valve/a2a-ping';
-import { encodePlayersResponse } from '../protocol/valve/a2s-player';
-import { decodeRequest } from '../protocol/valve/a2s-request';
-import { encodeRulesResponse } from '../protocol/valve/a2s-rules';
+import { isProtocolError, encodeChallengeResponse, encodeInfoResponse, type A2SInfo, encodePingResponse, encodePlayersResponse, decodeRequest, encodeRulesResponse } from '../protocol';
 import { splitResponse } from './split-response';
 import { playersOf, rulesOf } from './content';
 import { LegacySimServer, isLegacySimProtocol } from './legacy-server';

@@ -4,10 +4,7 @@
  * layout it is also the value of the 2-byte size field.
  */
 import { crc32 } from 'node:zlib';
-import { MAX_GOLDSRC_FRAGMENTS, MAX_SOURCE_FRAGMENTS } from '../protocol/defaults';
-import { ProtocolError } from '../protocol/errors';
-import { DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER } from '../protocol/valve/constants';
-import { PacketWriter } from '../protocol/wire/packet-writer';
+import { MAX_GOLDSRC_FRAGMENTS, MAX_SOURCE_FRAGMENTS, ProtocolError, DEFAULT_GOLDSRC_SPLIT_BYTES, DEFAULT_SOURCE_SPLIT_BYTES, SPLIT_COMPRESSED_BIT, SPLIT_PACKET_HEADER, PacketWriter } from '../protocol';
 import { compressBzip2 } from './bzip2-compress';
 
 /** How splitResponse cuts a payload. */

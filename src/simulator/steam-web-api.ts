@@ -7,8 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_MASTER_FILTER_BYTES, STEAM_WEB_API_MAX_PER_CALL } from '../protocol/defaults';
-import { parseMasterFilter } from '../protocol/master/master-filter';
+import { MAX_MASTER_FILTER_BYTES, STEAM_WEB_API_MAX_PER_CALL, parseMasterFilter } from '../protocol';
 import type { SimServerSpec } from './fleet-spec';
 import { applyMasterFilter } from './master-filter-match';
 

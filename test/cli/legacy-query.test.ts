@@ -3,7 +3,7 @@ import { run as runDecode } from '../../src/cli/commands/decode';
 import { extractProtocol, sourceQueryArgv } from '../../src/cli/commands/legacy-query';
 import { run as runQuery } from '../../src/cli/commands/query';
 import { parseAddressListEntry } from '../../src/crawler/sources/address-list-entries';
-import { encodeAseResponse } from '../../src/protocol/legacy/ase';
+import { ase } from '../../src/protocol';
 import { playersOf } from '../../src/simulator/content';
 import { startFleet } from '../../src/simulator/fleet';
 import type { RunningFleet } from '../../src/simulator/fleet';
@@ -95,7 +95,7 @@ describe('gsindex query --protocol against simulated servers', () => {
 
 describe('gsindex decode --protocol', () => {
   it('decodes a constructed reply and reports errors per line', async () => {
-    const reply = encodeAseResponse({
+    const reply = ase.encodeAseResponse({
       gameName: 'mta', gamePort: '22003', hostname: 'Box', gameType: 'DM', map: 'SX', version: '1.4', password: '0', numPlayers: '1', maxPlayers: '8',
       rules: [], players: [{ flags: 0x11, name: 'Bob', ping: '40' }],
     });

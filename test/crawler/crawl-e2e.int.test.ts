@@ -1,14 +1,15 @@
 /**
  * The crawl end to end against real PostgreSQL and Redis: a simulated Valve master listing 2,000
  * simulated servers over every region, crawled by BullMQ workers (in this process, then in a child
- * process `gsindex serve --role worker` that is killed mid-crawl and started again).
+ * process `gsindex serve --role worker` that is killed mid-crawl and started again). Run once with the
+ * queues on Redis and once on BullMQ's PostgreSQL backend (QUEUE_BACKEND).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crawlKeyOf } from '../../src/crawler/crawl-jobs';
-import { createCrawlQueues, createQueueSink, enqueueCrawl, type CrawlQueues } from '../../src/crawler/queues';
+import { createCrawlQueues, createQueueSink, enqueueCrawl, type CrawlQueues, type QueueBackend, type QueueStore } from '../../src/crawler/queues';
 import { buildCrawlDeps } from '../../src/crawler/runtime';
 import { startWorkers, type RunningWorkers } from '../../src/crawler/workers';
 import { loadConfig, type Config } from '../../src/shared/config';
@@ -27,8 +28,9 @@ const BUILT = existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COUNT = 2000;
 
-describe('crawl end to end', () => {
+describe.each<QueueBackend>(['redis', 'postgres'])('crawl end to end, queues on %s', (backend) => {
   let t: TestDatabase;
+  let store: QueueStore;
   let fleet: RunningFleet;
   let master: SimValveMaster;
   let config: Config;
@@ -44,9 +46,11 @@ describe('crawl end to end', () => {
       makeFleet({ count: COUNT, seed: 42, basePort: 0, mix: { silent: 0, malformed: 0, lossy: 0, slow: 0 } }),
     );
     master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false });
+    store = backend === 'postgres' ? { backend, databaseUrl: t.url } : { redisUrl: REDIS_URL };
     env = {
       DATABASE_URL: t.url,
-      REDIS_URL,
+      ...(backend === 'redis' ? { REDIS_URL } : {}),
+      QUEUE_BACKEND: backend,
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString('hex')}`,
       ADDRESS_ALLOW_LIST: '127.0.0.0/8',
       // The whole simulated fleet listens on 127.0.0.1: 2,000 ports on one IP, a farm by the farm rule's count.
@@ -65,7 +69,7 @@ describe('crawl end to end', () => {
       LOG_LEVEL: 'warn',
     };
     config = loadConfig(env);
-    queues = createCrawlQueues({ redisUrl: REDIS_URL, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
+    queues = createCrawlQueues({ ...store, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
     sourceId = (
       await t.db.masterSource.create({
         data: { name: 'sim-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, options: { requestsPerMinute: 0 } },
@@ -84,12 +88,19 @@ describe('crawl end to end', () => {
     await t?.drop();
   });
 
+  /** The child's environment: this one's, with the backend's settings (no REDIS_URL for PostgreSQL). */
+  function childEnv(): NodeJS.ProcessEnv {
+    const inherited: NodeJS.ProcessEnv = { ...process.env };
+    delete inherited.REDIS_URL;
+    return { ...inherited, ...env };
+  }
+
   function startInProcessWorkers(): RunningWorkers {
     const deps = buildCrawlDeps({ config, db: t.db, logger: silentLogger, sink: createQueueSink(queues) });
     return startWorkers(
       deps,
       {
-        redisUrl: REDIS_URL,
+        ...store,
         prefix: config.queuePrefix,
         concurrency: config.workerConcurrency,
         stalledIntervalMs: config.workerStalledIntervalMs,
@@ -166,7 +177,7 @@ describe('crawl end to end', () => {
       const child = spawn(process.execPath, [CLI, 'serve', '--role', 'worker'], {
         // What this test checks (every server written once) does not depend on answers, only on the crawl
         // finishing: a short query timeout keeps the servers that never answer A2S_RULES from stretching it.
-        env: { ...process.env, ...env, WORKER_CONCURRENCY: '2', QUERY_CONCURRENCY: '100', QUERY_BATCH_SIZE: '50', QUERY_TIMEOUT_MS: '1500' },
+        env: { ...childEnv(), WORKER_CONCURRENCY: '2', QUERY_CONCURRENCY: '100', QUERY_BATCH_SIZE: '50', QUERY_TIMEOUT_MS: '1500' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       child.stderr?.resume();
@@ -200,7 +211,7 @@ describe('crawl end to end', () => {
 
   (BUILT ? it : it.skip)('gsindex crawl --once shows progress and totals', async () => {
     const child = spawn(process.execPath, [CLI, 'crawl', '--once', '--source', 'sim-master'], {
-      env: { ...process.env, ...env },
+      env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -6,7 +6,7 @@
 import { runCrawlOnce } from '../../src/crawler/crawl-once';
 import type { Querier } from '../../src/crawler/querier';
 import { createDefaultQuerier } from '../../src/crawler/runtime';
-import type { ProtocolId } from '../../src/protocol/status';
+import type { ProtocolId } from '../../src/protocol';
 import { loadConfig } from '../../src/shared/config';
 import { silentLogger } from '../../src/shared/logger';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';

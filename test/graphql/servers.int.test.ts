@@ -5,7 +5,7 @@
  */
 import { Prisma } from '../../src/generated/prisma/client';
 import { encodeCursor } from '../../src/graphql/common/cursor';
-import { OrderDirection, ServerOrderField } from '../../src/graphql/game-server/game-server.args';
+import { OrderDirection, ServerOrderField, type ServerFilterInput } from '../../src/graphql/game-server/game-server.args';
 import { buildServerWhere } from '../../src/graphql/game-server/server-filter';
 import { listServerPage } from '../../src/graphql/game-server/server-list';
 import { SORT_KEYS } from '../../src/graphql/game-server/server-order';
@@ -167,8 +167,8 @@ describe('servers: ordering and keyset paging', () => {
     await page({ orderBy: order, first: 5, after: lastCursorPage.edges[lastCursorPage.edges.length - 6]?.cursor });
     const statements = counting.statements();
     expect(deep.length).toBeGreaterThan(100);
-    // keyset ids, the rows (Prisma's findMany appends a harmless OFFSET 0), the count
-    expect(statements).toHaveLength(3);
+    // the page (keyset and rows in one statement), the count
+    expect(statements).toHaveLength(2);
     const keyset = statements.find((s) => s.includes('sort_value')) as string;
     expect(keyset).toMatch(/\(.*g\.id\) > \(/);
     expect(keyset).not.toMatch(/\bOFFSET\b/i);
@@ -187,15 +187,32 @@ describe('servers: query plans', () => {
   };
 
   /** The keyset statement listServerPage would send, captured instead of run. */
-  async function keysetSql(field: ServerOrderField, direction: OrderDirection, backward: boolean): Promise<Prisma.Sql> {
+  async function keysetSql(field: ServerOrderField, direction: OrderDirection, backward: boolean, filter: ServerFilterInput | null = null): Promise<Prisma.Sql> {
     let captured: Prisma.Sql | undefined;
     const fake = { $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => ((captured = Prisma.sql(strings, ...values)), Promise.resolve([])) };
     const key = SORT_KEYS[field];
     const value = key.kind === 'text' ? 'm' : 5;
     const cursor = encodeCursor({ order: `${key.cursorName}:${direction}`, value, id: 10 });
-    await listServerPage(fake as unknown as Db, buildServerWhere(null, new Date()), key, direction, { direction: backward ? 'backward' : 'forward', size: 20, cursor, cursorArgument: backward ? 'before' : 'after' });
+    await listServerPage(fake as unknown as Db, buildServerWhere(filter, new Date()), key, direction, { direction: backward ? 'backward' : 'forward', size: 20, cursor, cursorArgument: backward ? 'before' : 'after' });
     return captured as Prisma.Sql;
   }
+
+  it("one game by players: a range scan of that game's rows, cursor included, both directions, no sort", async () => {
+    for (const direction of [OrderDirection.ASC, OrderDirection.DESC]) {
+      for (const backward of [false, true]) {
+        const sql = await keysetSql(ServerOrderField.PLAYERS, direction, backward, { appId: 10 });
+        const plan = await counting.db.$transaction(async (tx) => {
+          await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+          await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
+          const rows = await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${sql.text}`, ...sql.values);
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        });
+        expect(plan).toContain('game_server_app_id_players_id_idx');
+        expect(plan).toMatch(/Index Cond: \(\(app_id = (\$\d+|\d+)\) AND \(ROW\(/);
+        expect(plan).not.toMatch(/\bSort\b/);
+      }
+    }
+  });
 
   // With sequential scans priced out the planner shows whether the ordering's index can serve the page:
   // one range scan from the cursor, in either direction, and no sort of the table.
@@ -367,8 +384,8 @@ describe('servers: totals for the filter', () => {
     expect(all.errors).toBeUndefined();
     expect(all.data?.servers).toEqual({ totalCount: seed.servers.filter(listed).length, totalPlayers: playersOnline(() => true) });
     expect(playersOnline(() => true)).toBeGreaterThan(0);
-    // keyset ids, rows, one count for both totals
-    expect(counting.statements().length).toBe(3);
+    // the page (keyset and rows in one statement), one count for both totals
+    expect(counting.statements().length).toBe(2);
 
     const some = await api.gql<{ servers: { totalCount: number; totalPlayers: number } }>(TOTALS, { filter: { notEmpty: true, playersMax: 5 } });
     const pred = (s: FleetServer): boolean => s.players > 0 && s.players <= 5;

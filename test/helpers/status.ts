@@ -1,4 +1,4 @@
-import type { ServerStatus } from '../../src/protocol/status';
+import type { ServerStatus } from '../../src/protocol';
 
 /** A complete ServerStatus for store tests; override what the test is about. */
 export function makeStatus(overrides: Partial<ServerStatus> = {}): ServerStatus {

@@ -4,9 +4,7 @@
  * response encoders) are the real protocol, not only our dialect of it. GameDig has no WON-era
  * Half-Life protocol (its goldsrc is A2S), so that one is not compared here.
  */
-import { protocolAdapter } from '../../src/protocol/registry';
-import type { QueryableProtocolId } from '../../src/protocol/registry';
-import { UdpTransport } from '../../src/protocol/transport/udp-transport';
+import { protocolAdapter, type QueryableProtocolId, UdpTransport } from '../../src/protocol';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import type { SimServerSpec } from '../../src/simulator/fleet-spec';
 import { simSpec } from '../helpers/sim';

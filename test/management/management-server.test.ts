@@ -3,7 +3,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { runManagement } from '../../src/cli/commands/management';
 import { type ManagementServer as Server, ManagementServer } from '../../src/management/management-server';
-import { queryManagementServer } from '../../src/protocol/master/management-client';
+import { queryManagementServer } from '../../src/protocol';
 
 /** A game server or client on one TCP connection: sends lines, reads answer lines. */
 class Peer {

@@ -1,5 +1,5 @@
+import { ProtocolError } from '../../src/protocol';
 import { PacketReader } from '../../src/protocol/wire/packet-reader';
-import { ProtocolError } from '../../src/protocol/errors';
 
 describe('PacketReader', () => {
   it('reads little-endian integers, floats and C strings', () => {

@@ -4,9 +4,7 @@
  * Node never warns about a listener leak. Aborting it still aborts every query in flight.
  */
 import { getEventListeners } from 'node:events';
-import { linkAbort } from '../../src/protocol/abort-link';
-import { UdpTransport } from '../../src/protocol/transport/udp-transport';
-import { protocolAdapter, type QueryableProtocolId } from '../../src/protocol/registry';
+import { linkAbort, UdpTransport, protocolAdapter, type QueryableProtocolId } from '../../src/protocol';
 import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
 import type { SimServerSpec } from '../../src/simulator/fleet-spec';
 import { simSpec } from '../helpers/sim';

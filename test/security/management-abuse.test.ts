@@ -7,7 +7,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { once } from 'node:events';
 import { ManagementServer } from '../../src/management/management-server';
-import { readQueryGameServersReply } from '../../src/protocol/master/management-messages';
+import { readQueryGameServersReply } from '../../src/protocol';
 
 class Peer {
   private buffer = '';

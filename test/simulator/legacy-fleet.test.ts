@@ -1,4 +1,4 @@
-import { QUERYABLE_PROTOCOL_IDS } from '../../src/protocol/registry';
+import { QUERYABLE_PROTOCOL_IDS } from '../../src/protocol';
 import { makeFleet } from '../../src/simulator/make-fleet';
 import { CALM_MIX } from '../helpers/sim';
 

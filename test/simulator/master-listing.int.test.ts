@@ -4,8 +4,7 @@
  * server exactly once for region all, and exactly the right subset for filters with \nor\.
  */
 import { runMaster } from '../../src/cli/commands/master';
-import { parseMasterFilter } from '../../src/protocol/master/master-filter';
-import { MASTER_REGIONS } from '../../src/protocol/master/valve-master-codec';
+import { parseMasterFilter, MASTER_REGIONS } from '../../src/protocol';
 import { type SimValveMaster, startSimValveMaster } from '../../src/simulator/master';
 import { applyMasterFilter } from '../../src/simulator/master-filter-match';
 import { makeListTestFleet } from '../helpers/master-fleet';

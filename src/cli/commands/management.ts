@@ -3,9 +3,7 @@
  * `gsindex management list HOST[:PORT] [--json] [--timeout MS]`: print a remote management server's list;
  * with --json, the `content` of its msRQueryGameServers answer (numeric strings normalised to numbers).
  */
-import { MANAGEMENT_SERVER_PORT } from '../../protocol/defaults';
-import { isProtocolError } from '../../protocol/errors';
-import { queryManagementServer } from '../../protocol/master/management-client';
+import { MANAGEMENT_SERVER_PORT, isProtocolError, queryManagementServer } from '../../protocol';
 import { defineCommand } from '../define-command';
 import { waitForStopSignal } from '../stop-signal';
 import { type CommandIo, parseHostPort, processIo } from './io';

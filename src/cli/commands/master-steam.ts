@@ -1,6 +1,5 @@
 /** `gsindex master --steam-web-api`: the Steam Web API listing behind the master command. */
-import { listSteamWebApi } from '../../protocol/master/steam-web-api';
-import { formatAddress } from '../../protocol/master/valve-master-codec';
+import { listSteamWebApi, formatAddress } from '../../protocol';
 import type { CommandIo } from './io';
 import { type MasterCommandEnv, printListing } from './master-listing';
 

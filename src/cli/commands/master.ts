@@ -4,11 +4,7 @@
  * STEAM_WEB_API_URL). Prints one address per line and the count on standard error, or with --json
  * {"servers":["ip:port",...],"complete":bool,"resumeFrom":"ip:port"|null}.
  */
-import { DEFAULT_VALVE_MASTER_HOST, DEFAULT_VALVE_MASTER_PORT } from '../../protocol/defaults';
-import { isProtocolError } from '../../protocol/errors';
-import { parseMasterFilter } from '../../protocol/master/master-filter';
-import { MASTER_REGIONS, type MasterRegionName, formatAddress, masterRegionName, parseIpv4Address } from '../../protocol/master/valve-master-codec';
-import { listValveMaster } from '../../protocol/master/valve-master';
+import { DEFAULT_VALVE_MASTER_HOST, DEFAULT_VALVE_MASTER_PORT, isProtocolError, parseMasterFilter, MASTER_REGIONS, type MasterRegionName, formatAddress, masterRegionName, parseIpv4Address, listValveMaster } from '../../protocol';
 import { defineCommand } from '../define-command';
 import { onStopSignal } from '../stop-signal';
 import { type CommandIo, parseHostPort, processIo } from './io';

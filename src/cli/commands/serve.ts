@@ -10,7 +10,7 @@ import { startService } from '../../service/service';
 import { loadConfig, SERVE_ROLES, type ServeRole } from '../../shared/config';
 import { createLogger } from '../../shared/logger';
 import { useConnectionLogger } from '../../shared/redis-health';
-import { checkConfiguredServices, ServiceError } from '../../shared/services';
+import { checkConfiguredServices, resolveQueueBackend, ServiceError } from '../../shared/services';
 import { defineCommand } from '../define-command';
 import { onStopSignal, waitForStopSignal } from '../stop-signal';
 import { processIo, type CommandIo } from './io';
@@ -43,7 +43,9 @@ export function defaultMasterSources(env: Record<string, string | undefined>): s
 export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
   const args = command.parse(argv, io);
   if (typeof args === 'number') return args;
-  const config = loadConfig({ MASTER_SOURCES: defaultMasterSources(process.env), ...process.env });
+  const loaded = loadConfig({ MASTER_SOURCES: defaultMasterSources(process.env), ...process.env });
+  // QUEUE_BACKEND=auto decided once here: a REDIS_URL that is set must answer (checked below).
+  const config = { ...loaded, queueBackend: await resolveQueueBackend(loaded.queueBackend, loaded.redisUrl, process.env.REDIS_URL !== undefined) };
   let roles: ServeRole[] = [...config.roles];
   if (args.values.role) {
     roles = [];
@@ -58,7 +60,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
   const logger = createLogger(config.logLevel, 'gsindex');
   useConnectionLogger(logger);
   try {
-    const needsRedis = roles.some((r) => r !== 'management');
+    const needsRedis = config.queueBackend === 'redis' && roles.some((r) => r !== 'management');
     await checkConfiguredServices({ databaseUrl: config.databaseUrl, ...(needsRedis ? { redisUrl: config.redisUrl } : {}) }, { info: (line) => logger.info(line) });
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;

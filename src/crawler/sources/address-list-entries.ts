@@ -10,7 +10,7 @@
  * The port is always the QUERY port (what the crawler sends to); `game=` records the game port when
  * it differs. PROTOCOL may also be written as a scheme: `quake3://203.0.113.7:27960`.
  */
-import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
+import { PROTOCOL_IDS, type ProtocolId } from '../../protocol';
 import type { ListedServer } from '../list-source';
 
 export function isProtocolId(text: string): text is ProtocolId {

@@ -4,12 +4,11 @@
  * entry per line; optionally options.protocol for entries without one): servers added by hand, and older
  * protocols without a master, several protocols in one source. Format: address-list-entries.ts.
  */
-import { PROTOCOL_IDS, type ProtocolId } from '../../protocol/status';
+import { PROTOCOL_IDS, type ProtocolId, QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol';
 import { readFile } from 'node:fs/promises';
 import type { ListSource, ListedServer, ListingResult, SourceRecord } from '../list-source';
 import type { OutboundGuard } from '../outbound-guard';
 import { isProtocolId, parseAddressListEntry, parseAddressListText, parseHostPort } from './address-list-entries';
-import { QUAKE3_PROTOCOL_VERSION, listQuake3Master } from '../../protocol/master/quake3-master';
 
 /**
  * options.addresses in order: text entries as in a list file, objects { address, protocol?, gamePort? }

@@ -4,9 +4,7 @@
  * may be a host name, which is never resolved. The management server itself is contacted only at an address
  * the policy allows (../outbound-guard.ts).
  */
-import { queryManagementServer } from '../../protocol/master/management-client';
-import { managementEntryToStatus } from '../../protocol/master/management-status';
-import { MANAGEMENT_SERVER_PORT } from '../../protocol/defaults';
+import { queryManagementServer, managementEntryToStatus, MANAGEMENT_SERVER_PORT } from '../../protocol';
 import type { ListSource, ListingResult, SourceRecord } from '../list-source';
 import type { OutboundGuard } from '../outbound-guard';
 

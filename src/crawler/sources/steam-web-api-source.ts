@@ -3,7 +3,7 @@
  * split, which the protocol library splits further until no part is capped. Its records index a
  * server before its own A2S answer arrives.
  */
-import { listSteamWebApi } from '../../protocol/master/steam-web-api';
+import { listSteamWebApi } from '../../protocol';
 import type { ListSource, ListingResult, SourceRecord } from '../list-source';
 import type { OutboundGuard } from '../outbound-guard';
 

@@ -3,9 +3,7 @@
  * short (the master's rate limit) returns its last address as the resume cursor; the region's next listing
  * goes on from there, so a region longer than one rate-limit window is covered over successive crawls.
  */
-import { ALL_MASTER_REGION_CODES, FIRST_SEED, formatAddress, parseIpv4Address } from '../../protocol/master/valve-master-codec';
-import { listValveMaster } from '../../protocol/master/valve-master';
-import type { ServerAddress } from '../../protocol/types';
+import { ALL_MASTER_REGION_CODES, FIRST_SEED, formatAddress, parseIpv4Address, listValveMaster, type ServerAddress } from '../../protocol';
 import type { ListSource, ListSplit, ListingResult, SourceRecord } from '../list-source';
 import type { OutboundGuard } from '../outbound-guard';
 

@@ -4,10 +4,13 @@
  */
 import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
+import { DEFAULT_FAKE_PLAYER_RULES, GENERIC_NAME_SERVERS, type FakePlayerRules } from '../fake-players';
 import type { ListSplit, SourceRecord } from '../list-source';
 
 /** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
 const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 export interface CrawlRecord {
   id: number;
@@ -134,6 +137,8 @@ export interface FinishOptions {
    * being allowed to query an address does not make its servers real.
    */
   exemptCidrs?: readonly string[];
+  /** Thresholds of the shared-names rule (sharedNameServers 0 = off). @defaultValue DEFAULT_FAKE_PLAYER_RULES */
+  fakePlayers?: FakePlayerRules;
 }
 
 export async function finishCrawl(db: Db, crawlId: number, options: FinishOptions): Promise<FinishResult> {
@@ -168,16 +173,59 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
       await tx.$executeRaw`
         WITH target AS (
           SELECT id FROM game_server
-          WHERE NOT suspected_fake AND ip IN (
+          WHERE NOT ('PORT_FARM' = ANY(fake_reasons)) AND ip IN (
             SELECT ip FROM game_server WHERE source_id = ${crawl.source_id} AND ip IS NOT NULL AND status <> 'DELISTED'
               AND NOT (ip <<= ANY(${[...(options.exemptCidrs ?? [])]}::inet[]))
             GROUP BY ip HAVING count(*) > ${options.fakePortsPerIp})
           ORDER BY id FOR UPDATE)
-        UPDATE game_server g SET suspected_fake = true, updated_at = now()
+        UPDATE game_server g SET suspected_fake = true, fake_reasons = array_append(g.fake_reasons, 'PORT_FARM'), updated_at = now()
         FROM target WHERE g.id = target.id`;
     }
+    await flagSharedPlayerNames(tx, crawl.started_at, options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES);
     return { finished: true, delisted, missed };
   }, TX_OPTIONS);
+}
+
+/**
+ * The same player names on several servers at once (docs/fake-players.md): "at once" is every server of any
+ * source that answered since this crawl started, with the names of its last answer. A server fires when
+ * `sharedNameServers - 1` other servers each have at least `sharedNamesPerServer` of its names beyond the
+ * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
+ * Chance overlaps between real servers are a few names out of a long list, never half of it.
+ */
+async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
+  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return;
+  await tx.$executeRaw`
+    WITH pool AS (
+      SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
+      WHERE status = 'ONLINE' AND last_answered_at >= ${since}
+    ), names AS (
+      SELECT DISTINCT p.id, n.name FROM pool p CROSS JOIN LATERAL unnest(string_to_array(p.player_names, E'\n')) AS n(name)
+      WHERE n.name <> ''
+    ), listed AS (
+      SELECT id, count(*) AS n FROM names GROUP BY id
+    ), usable AS (
+      SELECT name FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND ${GENERIC_NAME_SERVERS}
+    ), un AS (
+      SELECT names.id, names.name FROM names JOIN usable USING (name)
+    ), pairs AS (
+      SELECT a.id, b.id AS other, count(*) AS k FROM un a JOIN un b ON b.name = a.name AND b.id <> a.id GROUP BY a.id, b.id
+    ), matches AS (
+      SELECT x.id, count(*) AS others FROM pairs x JOIN pool p ON p.id = x.id JOIN listed l ON l.id = x.id
+      WHERE x.k - p.bots >= ${rules.sharedNamesPerServer} AND 2 * x.k >= l.n
+      GROUP BY x.id
+    ), verdict AS (
+      SELECT p.id, COALESCE(m.others, 0) >= ${rules.sharedNameServers - 1} AS fires FROM pool p LEFT JOIN matches m ON m.id = p.id
+    ), target AS (
+      -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
+      SELECT g.id, v.fires FROM game_server g JOIN verdict v ON v.id = g.id
+      WHERE v.fires <> ('SHARED_PLAYER_NAMES' = ANY(g.fake_reasons))
+      ORDER BY g.id FOR UPDATE OF g)
+    UPDATE game_server g SET
+      fake_reasons = CASE WHEN t.fires THEN array_append(g.fake_reasons, 'SHARED_PLAYER_NAMES') ELSE array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES') END,
+      suspected_fake = t.fires OR cardinality(array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES')) > 0,
+      updated_at = now()
+    FROM target t WHERE g.id = t.id`;
 }
 
 export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {

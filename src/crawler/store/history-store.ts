@@ -98,43 +98,92 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
   ], ROLLUP_TX_OPTIONS);
 }
 
+/**
+ * One moment is one crawl instant: the start (crawl_at) of a crawl of any source with samples in the hour.
+ * At each moment every server seen in the hour counts once, with its latest sample at or before that
+ * moment (before its first sample of the hour: that first sample). A key's total at a moment is the sum
+ * over the servers whose sample then falls under the key (0 when none does). The bucket's peak, minimum
+ * and averages are the maximum, minimum and mean of those totals over the hour's moments, so
+ * min <= avg <= peak by construction, and two sources listing different servers add up instead of each
+ * being a peak of its own (docs/storage.md, "Population rollups").
+ */
 async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
   await db.$transaction([
     // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
     db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
-    // Per server, each sample weighs 1/n of the hour (n = the server's samples in the hour), so sums
-    // over servers are "average servers online" and "average players" over the hour.
     db.$executeRaw`
-      WITH s AS (
-        SELECT ss.game_server_id AS id, ss.crawl_id, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
-          g.app_id, g.folder, g.region, g.country, g.protocol,
-          count(*) OVER (PARTITION BY ss.game_server_id) AS n
+      WITH moments AS (
+        SELECT t, row_number() OVER (ORDER BY t) AS i
+        FROM (SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}) x
+      ), nm AS (SELECT count(*)::float8 AS n FROM moments
+      ), s AS (
+        SELECT ss.game_server_id AS id, ss.crawl_at, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
+          g.app_id, g.folder, g.region, g.country, g.protocol, g.suspected_fake AS fake,
+          row_number() OVER w = 1 AS first, lead(ss.crawl_at) OVER w AS until_at
         FROM server_sample ss JOIN game_server g ON g.id = ss.game_server_id
-        WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end}
-          AND NOT g.suspected_fake AND NOT g.is_relay AND NOT g.hidden
-      ), d AS (
-        SELECT dim.dimension, dim.key, s.* FROM s CROSS JOIN LATERAL (VALUES
-          ('ALL', ''), ('APP', s.app_id::text), ('FOLDER', NULLIF(s.folder, '')), ('MAP', NULLIF(s.map, '')),
-          ('REGION', s.region::text), ('COUNTRY', s.country::text), ('PROTOCOL', s.protocol)
+        WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end} AND NOT g.is_relay AND NOT g.hidden
+        WINDOW w AS (PARTITION BY ss.game_server_id ORDER BY ss.crawl_at, ss.crawl_id)
+      ), covered AS (
+        -- The moments a sample stands for: from its crawl (the server's first of the hour: from the first
+        -- moment) until the server's next sample. Two samples of one instant (two sources' crawls started
+        -- together): the later crawl's stands, the other covers none.
+        SELECT s.*, c.i FROM s
+          JOIN moments m0 ON m0.t = s.crawl_at
+          LEFT JOIN moments m1 ON m1.t = s.until_at
+          CROSS JOIN LATERAL generate_series(CASE WHEN s.first THEN 1 ELSE m0.i END, COALESCE(m1.i, (SELECT count(*) FROM moments) + 1) - 1) AS c(i)
+      ), combos AS (
+        -- Summed per moment and attribute combination first: far fewer rows to spread over the dimensions.
+        SELECT i, app_id, folder, map, region, country, protocol, fake,
+          sum(players) AS players, count(*) FILTER (WHERE online) AS online, sum(bots) AS bots
+        FROM covered GROUP BY i, app_id, folder, map, region, country, protocol, fake
+      ), per_moment AS (
+        -- Per key and moment: without suspected fakes (h_*, has_h: the key had such a server then) and with them (a_*).
+        SELECT dim.dimension, dim.key, c.i,
+          sum(c.players) FILTER (WHERE NOT c.fake) AS h_players, sum(c.online) FILTER (WHERE NOT c.fake) AS h_online,
+          sum(c.bots) FILTER (WHERE NOT c.fake) AS h_bots, bool_or(NOT c.fake) AS has_h, bool_or(c.fake) AS has_fake,
+          sum(c.players) AS a_players, sum(c.online) AS a_online, sum(c.bots) AS a_bots
+        FROM combos c CROSS JOIN LATERAL (VALUES
+          ('ALL', ''), ('APP', c.app_id::text), ('FOLDER', NULLIF(c.folder, '')), ('MAP', NULLIF(c.map, '')),
+          ('REGION', c.region::text), ('COUNTRY', c.country::text), ('PROTOCOL', c.protocol)
         ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
-      ), peak AS (
-        SELECT dimension, key, max(total)::int AS peak
-        FROM (SELECT dimension, key, crawl_id, sum(players) AS total FROM d GROUP BY dimension, key, crawl_id) per_crawl
-        GROUP BY dimension, key
+        GROUP BY dim.dimension, dim.key, c.i
       ), agg AS (
-        SELECT dimension, key, sum(online::int::real / n) AS servers_online, count(DISTINCT id)::int AS servers_seen,
-          sum(players::real / n) AS players_avg, sum(bots::real / n) AS bots_avg
-        FROM d GROUP BY dimension, key
+        -- Moments without the key had 0 of it: they count in the means, and make the minimum 0.
+        SELECT dimension, key,
+          count(*) FILTER (WHERE has_h) AS h_moments,
+          COALESCE(sum(h_online), 0) / nm.n AS h_servers_online, COALESCE(sum(h_players), 0) / nm.n AS h_players_avg,
+          COALESCE(max(h_players), 0)::int AS h_peak,
+          (CASE WHEN count(*) FILTER (WHERE has_h) < nm.n THEN 0 ELSE min(h_players) END)::int AS h_low,
+          COALESCE(sum(h_bots), 0) / nm.n AS h_bots_avg,
+          bool_or(has_fake) AS has_fake,
+          sum(a_online) / nm.n AS a_servers_online, sum(a_players) / nm.n AS a_players_avg, max(a_players)::int AS a_peak,
+          (CASE WHEN count(*) < nm.n THEN 0 ELSE min(a_players) END)::int AS a_low, sum(a_bots) / nm.n AS a_bots_avg
+        FROM per_moment, nm GROUP BY dimension, key, nm.n
+      ), seen AS (
+        SELECT dim.dimension, dim.key, count(DISTINCT x.id) FILTER (WHERE NOT x.fake)::int AS h_seen, count(DISTINCT x.id)::int AS a_seen
+        FROM (SELECT DISTINCT id, app_id, folder, map, region, country, protocol, fake FROM s) x CROSS JOIN LATERAL (VALUES
+          ('ALL', ''), ('APP', x.app_id::text), ('FOLDER', NULLIF(x.folder, '')), ('MAP', NULLIF(x.map, '')),
+          ('REGION', x.region::text), ('COUNTRY', x.country::text), ('PROTOCOL', x.protocol)
+        ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
+        GROUP BY dim.dimension, dim.key
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
-      SELECT 'HOUR', a.dimension::"PopulationDimension", a.key, ${hour}, a.servers_online, a.servers_seen, a.players_avg, p.peak, a.bots_avg
-      FROM agg a JOIN peak p ON p.dimension = a.dimension AND p.key = a.key`,
+      INSERT INTO population_rollup (resolution, dimension, key, with_suspected_fakes, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, false, ${hour}::timestamptz, a.h_servers_online, s.h_seen, a.h_players_avg, a.h_peak, a.h_low, a.h_bots_avg
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.h_moments > 0
+      UNION ALL
+      -- Counted with suspected fakes: only where they changed the bucket.
+      SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, true, ${hour}::timestamptz, a.a_servers_online, s.a_seen, a.a_players_avg, a.a_peak, a.a_low, a.a_bots_avg
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.has_fake`,
   ], ROLLUP_TX_OPTIONS);
 }
 
-/** Daily buckets from the hourly ones: averages over the hours crawled that day, peaks as maxima. */
+/**
+ * Daily buckets from the hourly ones: averages are means over the hours crawled that day (an hour without
+ * the key counts as 0), the peak the largest hourly peak, the minimum the smallest hourly one (0 when the
+ * key was missing from an hour crawled).
+ */
 async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
   const end = new Date(day.getTime() + DAY_MS);
   await db.$transaction([
@@ -142,15 +191,26 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
     db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
     db.$executeRaw`
       WITH hours AS (
-        SELECT GREATEST(count(*), 1)::real AS n FROM population_rollup
+        SELECT GREATEST(count(DISTINCT bucket_at), 1)::float8 AS n FROM population_rollup
         WHERE resolution = 'HOUR' AND dimension = 'ALL' AND bucket_at >= ${day} AND bucket_at < ${end}
+      ), variants AS (
+        -- Without suspected fakes: the false rows. With them: per hour, the true row where there is one, else the false row.
+        SELECT false AS with_fakes, p.* FROM population_rollup p
+        WHERE p.resolution = 'HOUR' AND NOT p.with_suspected_fakes AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
+        UNION ALL
+        SELECT true, e.* FROM (
+          SELECT DISTINCT ON (p.dimension, p.key, p.bucket_at) p.* FROM population_rollup p
+          WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
+            AND EXISTS (SELECT 1 FROM population_rollup f WHERE f.resolution = 'HOUR' AND f.with_suspected_fakes
+              AND f.dimension = p.dimension AND f.key = p.key AND f.bucket_at >= ${day} AND f.bucket_at < ${end})
+          ORDER BY p.dimension, p.key, p.bucket_at, p.with_suspected_fakes DESC) e
       )
-      INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg)
-      SELECT 'DAY', p.dimension, p.key, ${day}, sum(p.servers_online) / hours.n, max(p.servers_seen), sum(p.players_avg) / hours.n,
-        max(p.players_peak), sum(p.bots_avg) / hours.n
-      FROM population_rollup p, hours
-      WHERE p.resolution = 'HOUR' AND p.bucket_at >= ${day} AND p.bucket_at < ${end}
-      GROUP BY p.dimension, p.key, hours.n`,
+      INSERT INTO population_rollup (resolution, dimension, key, with_suspected_fakes, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
+      SELECT 'DAY', p.dimension, p.key, p.with_fakes, ${day}, sum(p.servers_online::float8) / hours.n, max(p.servers_seen),
+        sum(p.players_avg::float8) / hours.n, max(p.players_peak),
+        CASE WHEN count(*) < hours.n THEN 0 ELSE min(p.players_min) END, sum(p.bots_avg::float8) / hours.n
+      FROM variants p, hours
+      GROUP BY p.dimension, p.key, p.with_fakes, hours.n`,
   ], ROLLUP_TX_OPTIONS);
 }
 

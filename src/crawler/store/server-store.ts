@@ -7,10 +7,11 @@
  * - writeBatchOutcomes: current state, life cycle and one sample per server, plus the crawl counters,
  *   in one transaction guarded by the batch's done_at (a retried batch job writes nothing twice).
  */
-import type { ServerStatus } from '../../protocol/status';
+import type { ServerStatus } from '../../protocol';
 import type { Db } from '../../shared/db';
 import { toId } from '../../shared/ids';
 import { countryOfIp } from '../geo/country-lookup';
+import { answerFakeReasons, CLOSE_TIME_REASONS, DEFAULT_FAKE_PLAYER_RULES, type FakePlayerRules } from '../fake-players';
 import type { ListingTruncation, ReportedState } from '../list-source';
 import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
 
@@ -49,6 +50,8 @@ export interface ListingWrite {
   /** Where the next listing of this split goes on from (ListingResult.resumeCursor); absent: from the start. */
   resumeCursor?: string | null;
   rows: ListingRow[];
+  /** Thresholds of the fake-player rules applied to reported states. @defaultValue DEFAULT_FAKE_PLAYER_RULES */
+  fakePlayers?: FakePlayerRules;
 }
 
 export interface ListingWriteResult {
@@ -122,7 +125,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     const managed = reported.filter((r) => r.managed);
     let written = 0;
     if (managed.length > 0) {
-      await applyStates(tx, managed.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'MANAGEMENT' as const })), false);
+      await applyStates(tx, managed.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'MANAGEMENT' as const })), false, w.fakePlayers);
       written = await insertSamples(
         tx,
         w.crawlId,
@@ -133,7 +136,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     // Other sources' own records (Steam Web API) index a server before any answer arrives.
     const unanswered = reported.filter((r) => !r.managed);
     if (unanswered.length > 0) {
-      await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'STEAM_WEB_API' as const })), true);
+      await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'STEAM_WEB_API' as const })), true, w.fakePlayers);
     }
 
     const inCrawl = await tx.$queryRaw<{ id: bigint }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
@@ -359,7 +362,7 @@ interface StateWrite {
   playersSource?: PlayerCountSource;
 }
 
-function stateRow(s: StateWrite): Record<string, unknown> {
+function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown> {
   const st = s.status;
   const count = s.playersSource ? { players: st.players, source: s.playersSource } : answeredPlayerCount(st);
   const playerList = cleanJson(st.playerList);
@@ -391,15 +394,19 @@ function stateRow(s: StateWrite): Record<string, unknown> {
     rules: cleanJson(st.rules),
     raw: st.raw === null ? null : cleanJson(st.raw),
     player_names: playerList.map((p) => p.name).filter((n) => n !== '').join('\n'),
+    fake_reasons: answerFakeReasons(st, rules),
   };
 }
 
 /**
  * Current state of answered servers (status ONLINE, failures reset). With `onlyIfNeverAnswered`
  * (a source's own record), only servers with no answer yet take it, and their status is left alone.
+ * The answer's fake-player reasons replace the previous answer's; the close-time ones stay. A flag set
+ * without any reason (by hand) stays too.
  */
-async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: boolean): Promise<void> {
-  const input = JSON.stringify(states.map(stateRow));
+async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: boolean, rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES): Promise<void> {
+  const input = JSON.stringify(states.map((s) => stateRow(s, rules)));
+  const kept = [...CLOSE_TIME_REASONS];
   await tx.$executeRaw`
     UPDATE game_server AS g SET
       name = u.name, map = u.map, folder = u.folder, game = u.game, app_id = u.app_id, game_id = u.game_id,
@@ -410,6 +417,10 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
       game_port = COALESCE(u.game_port, g.game_port),
       player_list = COALESCE(u.player_list, '[]'), rules = COALESCE(u.rules, '[]'), raw = u.raw,
       player_names = COALESCE(u.player_names, ''),
+      fake_reasons = ARRAY(SELECT DISTINCT r FROM unnest(
+          ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY(${kept}::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
+      suspected_fake = cardinality(u.fake_reasons) > 0 OR g.fake_reasons::text[] && ${kept}::text[]
+        OR (g.suspected_fake AND cardinality(g.fake_reasons) = 0),
       status = CASE WHEN ${onlyIfNeverAnswered} THEN g.status ELSE 'ONLINE'::"GameServerStatus" END,
       consecutive_failures = CASE WHEN ${onlyIfNeverAnswered} THEN g.consecutive_failures ELSE 0 END,
       last_error = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_error ELSE NULL END,
@@ -419,7 +430,7 @@ async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: bo
     FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
-      tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text)
+      tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text, fake_reasons text[])
     WHERE g.id = u.id AND (NOT ${onlyIfNeverAnswered} OR g.last_answered_at IS NULL)`;
 }
 
@@ -472,6 +483,8 @@ export interface BatchWrite {
   outcomes: BatchOutcome[];
   /** When the batch began querying (the crawl's query time runs from its first batch's start). @defaultValue the write's time */
   startedAt?: Date;
+  /** Thresholds of the fake-player rules applied to each answer. @defaultValue DEFAULT_FAKE_PLAYER_RULES */
+  fakePlayers?: FakePlayerRules;
 }
 
 export interface BatchWriteResult {
@@ -512,7 +525,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
         refused.push({ id: o.serverId, is_relay: o.isRelay });
       }
     }
-    if (answered.length > 0) await applyStates(tx, answered, false);
+    if (answered.length > 0) await applyStates(tx, answered, false, w.fakePlayers);
     if (failed.length > 0) {
       // N failures in a row: OFFLINE, with the last good state left as it was.
       const input = JSON.stringify(failed);
@@ -550,10 +563,10 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
 }
 
 /** One query outside any crawl (the API's requeryServer): current state and life cycle, no sample. */
-export async function writeServerOutcome(db: Db, outcome: BatchOutcome, offlineAfterFailures: number): Promise<void> {
+export async function writeServerOutcome(db: Db, outcome: BatchOutcome, offlineAfterFailures: number, fakePlayers?: FakePlayerRules): Promise<void> {
   await db.$transaction(async (tx) => {
     if (outcome.kind === 'answered') {
-      await applyStates(tx, [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }], false);
+      await applyStates(tx, [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }], false, fakePlayers);
     } else if (outcome.kind === 'failed') {
       await tx.$executeRaw`
         UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = ${cleanText(outcome.code)},

@@ -10,7 +10,7 @@ import { cancelSourceCrawls } from '../../crawler/queues';
 import { Prisma } from '../../generated/prisma/client';
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from '../../crawler/address-policy';
 import { isHostName, refusalText } from '../../crawler/outbound-guard';
-import { PROTOCOL_IDS } from '../../protocol/status';
+import { PROTOCOL_IDS } from '../../protocol';
 import { toId } from '../../shared/ids';
 import { RequireApiKey } from '../auth';
 import { networkText, parseCidr, parseIp } from '../common/ip';
@@ -149,7 +149,7 @@ export class AdminResolver {
 
   @Mutation(() => GameServer, { description: 'Clear the suspected-fake flag of a server.' })
   async clearFakeFlag(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
-    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { suspectedFake: false } })));
+    return toGameServer(await orNotFound(`game server ${id}`, ctx.prisma.gameServer.update({ where: { id }, data: { suspectedFake: false, fakeReasons: [] } })));
   }
 
   @Mutation(() => MasterSource)

@@ -38,8 +38,13 @@ export class MapStat {
   servers!: number;
 }
 
-/** Online, listed, and not a suspected fake: what the top lists count. */
-const COUNTED = Prisma.sql`g.status = 'ONLINE' AND NOT g.hidden AND NOT g.suspected_fake AND NOT g.is_relay`;
+/** Online, listed, and not a relay: what the top lists count; suspected fakes unless asked for. */
+function counted(excludeSuspectedFakes: boolean): Prisma.Sql {
+  return excludeSuspectedFakes
+    ? Prisma.sql`g.status = 'ONLINE' AND NOT g.hidden AND NOT g.suspected_fake AND NOT g.is_relay`
+    : Prisma.sql`g.status = 'ONLINE' AND NOT g.hidden AND NOT g.is_relay`;
+}
+const EXCLUDE_FAKES_ARG = { defaultValue: true, description: 'Leave out suspected fakes (docs/fake-players.md); false counts them too.' };
 const MAX_TOP = 500;
 
 function top(first: number): number {
@@ -50,11 +55,15 @@ function top(first: number): number {
 @Resolver()
 export class CatalogResolver {
   @Query(() => [Game], { complexity: 10, description: 'Games by players online now, most first.' })
-  async games(@Ctx() ctx: ApiContext, @Arg('first', () => Int, { defaultValue: 50 }) first: number): Promise<Game[]> {
+  async games(
+    @Ctx() ctx: ApiContext,
+    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
+    @Arg('excludeSuspectedFakes', () => Boolean, EXCLUDE_FAKES_ARG) excludeSuspectedFakes = true,
+  ): Promise<Game[]> {
     const rows = await ctx.prisma.$queryRaw<Array<{ app_id: number | null; folder: string | null; name: string | null; players: number; bots: number; servers: number }>>`
       SELECT g.app_id, g.folder, mode() WITHIN GROUP (ORDER BY g.game) AS name, sum(g.players)::int AS players,
              COALESCE(sum(g.bots), 0)::int AS bots, count(*)::int AS servers
-      FROM game_server g WHERE ${COUNTED}
+      FROM game_server g WHERE ${counted(excludeSuspectedFakes)}
       GROUP BY g.app_id, g.folder
       ORDER BY players DESC, servers DESC, g.app_id NULLS LAST, g.folder NULLS LAST
       LIMIT ${top(first)}`;
@@ -67,8 +76,9 @@ export class CatalogResolver {
     @Arg('folder', () => String, { nullable: true }) folder?: string | null,
     @Arg('appId', () => Int, { nullable: true }) appId?: number | null,
     @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
+    @Arg('excludeSuspectedFakes', () => Boolean, EXCLUDE_FAKES_ARG) excludeSuspectedFakes = true,
   ): Promise<MapStat[]> {
-    const conds = [COUNTED, Prisma.sql`g.map IS NOT NULL`];
+    const conds = [counted(excludeSuspectedFakes), Prisma.sql`g.map IS NOT NULL`];
     if (folder != null) conds.push(Prisma.sql`g.folder = ${folder}`);
     if (appId != null) conds.push(Prisma.sql`g.app_id = ${appId}`);
     const rows = await ctx.prisma.$queryRaw<Array<{ map: string; players: number; servers: number }>>`

@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { BadUserInputError } from '../errors';
 
-@ObjectType({ description: 'Relay page information.' })
+@ObjectType({ description: 'Relay page information.', simpleResolvers: true })
 export class PageInfo {
   @Field(() => Boolean)
   hasNextPage!: boolean;

@@ -1,7 +1,11 @@
-/** Prisma row → API object. The JSON columns are read defensively: old rows may predate a field. */
-import type { GameServer as GameServerRow } from '../../generated/prisma/client';
+/**
+ * Row → API object, for Prisma's rows and the list's own statement (server-list.ts) alike. The JSON
+ * columns are read defensively: old rows may predate a field. The list's rows hold only the columns
+ * of the fields the query asks for; the fields of the others are left undefined and never read.
+ */
 import { toId } from '../../shared/ids';
-import { GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
+import { FakeReason, GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
+import type { ServerRow } from './server-list';
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
 
@@ -48,7 +52,7 @@ export function toRawValues(json: unknown): RawValue[] | null {
   return Object.entries(record).map(([key, value]) => Object.assign(new RawValue(), { key, value: typeof value === 'string' ? value : JSON.stringify(value) }));
 }
 
-export function toGameServer(row: GameServerRow): GameServer {
+export function toGameServer(row: ServerRow): GameServer {
   return Object.assign(new GameServer(), {
     id: toId(row.id),
     address: row.address,
@@ -71,7 +75,7 @@ export function toGameServer(row: GameServerRow): GameServer {
     passwordProtected: row.passwordProtected,
     vacSecured: row.vacSecured,
     dedicated: row.dedicated,
-    os: row.os !== null && OS_VALUES.has(row.os) ? (row.os as ServerOs) : null,
+    os: row.os != null && OS_VALUES.has(row.os) ? (row.os as ServerOs) : null,
     version: row.version,
     keywords: row.keywords,
     steamId: row.steamId,
@@ -85,6 +89,7 @@ export function toGameServer(row: GameServerRow): GameServer {
     lastAnsweredAt: row.lastAnsweredAt,
     lastError: row.lastError,
     suspectedFake: row.suspectedFake,
+    fakeReasons: row.fakeReasons?.map((r) => FakeReason[r]),
     isRelay: row.isRelay,
     notQueryable: row.notQueryable,
     hidden: row.hidden,

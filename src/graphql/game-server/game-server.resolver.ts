@@ -1,6 +1,8 @@
 /** Query.servers / server / serverByAddress and the GameServer fields that read beyond its row. */
 import 'reflect-metadata';
-import { Arg, Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Prisma } from '../../generated/prisma/client';
+import { Arg, Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import { DEFAULT_PAGE_SIZE } from '../api-config';
 import { PageInfo, toPageRequest } from '../common/connection';
 import { parseIp } from '../common/ip';
@@ -11,13 +13,12 @@ import { HistoryResolution } from '../history/history-resolution';
 import { ServerHistory } from '../history/history.type';
 import { toMasterSource } from '../source/source.mapper';
 import { MasterSource } from '../source/source.type';
-import { toId } from '../../shared/ids';
 import { ServerOrderField, ServersArgs } from './game-server.args';
 import { toGameServer } from './game-server.mapper';
 import { GameServer } from './game-server.type';
 import { ServerConnection, ServerEdge } from './server-connection.type';
 import { buildServerWhere } from './server-filter';
-import { countServers, listServerPage } from './server-list';
+import { countServers, listServerPage, readServer, SERVER_FIELDS } from './server-list';
 import { SORT_KEYS } from './server-order';
 
 export function historySettings(ctx: ApiContext) {
@@ -29,6 +30,31 @@ export function historySettings(ctx: ApiContext) {
   };
 }
 
+/**
+ * The GameServer fields the query may show below this field: every field name anywhere in its selection
+ * (fragments included, @skip/@include ignored), so a column is read whenever it might be shown; a
+ * name that belongs to another type only costs a column.
+ */
+function requestedServerFields(info: GraphQLResolveInfo): Set<string> {
+  const found = new Set<string>();
+  const seenFragments = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined): void => {
+    for (const sel of set?.selections ?? []) {
+      if (sel.kind === Kind.FIELD) {
+        if (SERVER_FIELDS.has(sel.name.value)) found.add(sel.name.value);
+        walk(sel.selectionSet);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        walk(sel.selectionSet);
+      } else if (!seenFragments.has(sel.name.value)) {
+        seenFragments.add(sel.name.value);
+        walk(info.fragments[sel.name.value]?.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) walk(node.selectionSet);
+  return found;
+}
+
 function checkPort(name: string, port: number): number {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new BadUserInputError(name, 'must be a port number (1-65535)');
   return port;
@@ -37,21 +63,14 @@ function checkPort(name: string, port: number): number {
 @Resolver(() => GameServer)
 export class GameServerResolver {
   @Query(() => ServerConnection, { description: 'Game servers, filtered, sorted and paged with Relay cursors (keyset: every page costs the same).' })
-  async servers(@Args(() => ServersArgs) args: ServersArgs, @Ctx() ctx: ApiContext): Promise<ServerConnection> {
+  async servers(@Args(() => ServersArgs) args: ServersArgs, @Ctx() ctx: ApiContext, @Info() info: GraphQLResolveInfo): Promise<ServerConnection> {
     const page = toPageRequest(args, DEFAULT_PAGE_SIZE, ctx.config.apiMaxPageSize);
     const field = args.orderBy?.field ?? ServerOrderField.PLAYERS;
     const key = SORT_KEYS[field];
     const direction = args.orderBy?.direction ?? key.defaultDirection;
     const where = buildServerWhere(args.filter, ctx.now);
-    const result = await listServerPage(ctx.prisma, where, key, direction, page);
-    const ids = result.rows.map((r) => r.id);
-    const rows = ids.length > 0 ? await ctx.prisma.gameServer.findMany({ where: { id: { in: ids } } }) : [];
-    const byId = new Map(rows.map((r) => [toId(r.id), toGameServer(r)]));
-    const edges: ServerEdge[] = [];
-    for (const r of result.rows) {
-      const node = byId.get(r.id);
-      if (node) edges.push(Object.assign(new ServerEdge(), { cursor: r.cursor, node })); // deleted between the two reads: skipped
-    }
+    const result = await listServerPage(ctx.prisma, where, key, direction, page, requestedServerFields(info));
+    const edges = result.rows.map((r) => Object.assign(new ServerEdge(), { cursor: r.cursor, node: toGameServer(r.row) }));
     return Object.assign(new ServerConnection(), {
       edges,
       nodes: edges.map((e) => e.node),
@@ -66,23 +85,30 @@ export class GameServerResolver {
   }
 
   @Query(() => GameServer, { nullable: true, description: 'One game server by id (NOT_FOUND error when there is none).' })
-  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
-    const row = await ctx.prisma.gameServer.findUnique({ where: { id } });
+  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext, @Info() info: GraphQLResolveInfo): Promise<GameServer> {
+    const row = await readServer(ctx.prisma, Prisma.sql`g.id = ${id}`, requestedServerFields(info));
     if (!row) throw new NotFoundError(`game server ${id}`);
     return toGameServer(row);
   }
 
   @Query(() => GameServer, { nullable: true, description: 'One game server by IP address and query port (NOT_FOUND error when there is none).' })
-  async serverByAddress(@Arg('address', () => String) address: string, @Arg('port', () => Int, { description: 'The query port.' }) port: number, @Ctx() ctx: ApiContext): Promise<GameServer> {
+  async serverByAddress(
+    @Arg('address', () => String) address: string,
+    @Arg('port', () => Int, { description: 'The query port.' }) port: number,
+    @Ctx() ctx: ApiContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<GameServer> {
     const text = address.trim();
     const ip = parseIp(text);
     if (!ip) throw new BadUserInputError('address', `'${address}' is not an IP address`);
     checkPort('port', port);
     // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
-    const found = await ctx.prisma.$queryRaw<Array<{ id: bigint }>>`
-      SELECT id FROM game_server WHERE query_port = ${port} AND (address = ${text} OR ip = ${ip.toString()}::inet)
-      ORDER BY (address = ${text}) DESC LIMIT 1`;
-    const row = found[0] ? await ctx.prisma.gameServer.findUnique({ where: { id: found[0].id } }) : null;
+    const row = await readServer(
+      ctx.prisma,
+      Prisma.sql`g.query_port = ${port} AND (g.address = ${text} OR g.ip = ${ip.toString()}::inet)`,
+      requestedServerFields(info),
+      Prisma.sql`(g.address = ${text}) DESC`,
+    );
     if (!row) throw new NotFoundError(`game server ${text} port ${port}`);
     return toGameServer(row);
   }
@@ -93,9 +119,10 @@ export class GameServerResolver {
     @Ctx() ctx: ApiContext,
     @Arg('from', () => Date, { nullable: true }) from?: Date | null,
     @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('lastDays', () => Int, { nullable: true, description: 'The last this many days up to now, instead of from and to.' }) lastDays?: number | null,
     @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
   ): ServerHistory {
-    const plan = planHistory({ from, to, resolution }, historySettings(ctx));
+    const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx));
     return Object.assign(new ServerHistory(), {
       resolution: plan.resolution,
       bucketSeconds: plan.bucketMs / 1000,

@@ -2,6 +2,9 @@
  * The API shape of one game server: its identity, current state (as last seen, players and rules
  * included) and flags. `history` and `source` are field resolvers (game-server.resolver.ts) that go
  * through the per-request loaders. All times are UTC.
+ * `simpleResolvers`: the plain fields are read by graphql-js's default resolver instead of a
+ * type-graphql wrapper each (no middlewares or auth checks are used), which a page of servers calls
+ * hundreds of times.
  */
 import 'reflect-metadata';
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
@@ -43,7 +46,29 @@ export enum ServerOs {
 }
 registerEnumType(ServerOs, { name: 'ServerOs' });
 
-@ObjectType({ description: 'A player as last seen.' })
+/** The rules of docs/fake-players.md; the values are the database enum's. */
+export enum FakeReason {
+  PORT_FARM = 'PORT_FARM',
+  PLAYERS_ABOVE_MAX = 'PLAYERS_ABOVE_MAX',
+  INFO_ABOVE_PLAYER_LIST = 'INFO_ABOVE_PLAYER_LIST',
+  SAME_NAME_PLAYERS = 'SAME_NAME_PLAYERS',
+  ZERO_DURATION_PLAYERS = 'ZERO_DURATION_PLAYERS',
+  SHARED_PLAYER_NAMES = 'SHARED_PLAYER_NAMES',
+}
+registerEnumType(FakeReason, {
+  name: 'FakeReason',
+  description: 'Why a server is a suspected fake (each rule and its threshold: docs/fake-players.md).',
+  valuesConfig: {
+    PORT_FARM: { description: 'More query ports on its IP than FAKE_PORTS_PER_IP (a farm of fake servers).' },
+    PLAYERS_ABOVE_MAX: { description: 'A2S_INFO reports more players than max players.' },
+    INFO_ABOVE_PLAYER_LIST: { description: "A2S_INFO's player count far above the A2S_PLAYER list." },
+    SAME_NAME_PLAYERS: { description: 'Many players in its list share one name.' },
+    ZERO_DURATION_PLAYERS: { description: 'Many players in its list connected for zero seconds.' },
+    SHARED_PLAYER_NAMES: { description: 'Its player names were on many other servers at the same time.' },
+  },
+});
+
+@ObjectType({ description: 'A player as last seen.', simpleResolvers: true })
 export class Player {
   @Field(() => String)
   name!: string;
@@ -61,7 +86,7 @@ export class Player {
   team!: string | null;
 }
 
-@ObjectType({ description: 'A server rule (cvar) as last seen.' })
+@ObjectType({ description: 'A server rule (cvar) as last seen.', simpleResolvers: true })
 export class Rule {
   @Field(() => String)
   name!: string;
@@ -70,7 +95,7 @@ export class Rule {
   value!: string;
 }
 
-@ObjectType({ description: 'One key/value exactly as an older-protocol server sent it (colour codes kept).' })
+@ObjectType({ description: 'One key/value exactly as an older-protocol server sent it (colour codes kept).', simpleResolvers: true })
 export class RawValue {
   @Field(() => String)
   key!: string;
@@ -79,7 +104,7 @@ export class RawValue {
   value!: string;
 }
 
-@ObjectType({ description: 'One game server (address + query port) and its state as last seen.' })
+@ObjectType({ description: 'One game server (address + query port) and its state as last seen.', simpleResolvers: true })
 export class GameServer {
   @Field(() => Int)
   id!: number;
@@ -186,8 +211,11 @@ export class GameServer {
   @Field(() => String, { nullable: true, description: 'Error code of the last failed query.' })
   lastError!: string | null;
 
-  @Field(() => Boolean, { description: 'Looks like a fake (farm of ports on one IP, impossible counts).' })
+  @Field(() => Boolean, { description: 'Looks like a fake (farm of ports on one IP, inflated player counts): left out of games, maps, population and default server lists. fakeReasons says which rules fired.' })
   suspectedFake!: boolean;
+
+  @Field(() => [FakeReason], { description: 'The rules that fired (empty when none did, or when the flag was set by hand).' })
+  fakeReasons!: FakeReason[];
 
   @Field(() => Boolean, { description: 'Steam Datagram Relay address: cannot be queried directly.' })
   isRelay!: boolean;

@@ -6,7 +6,7 @@ import { PageInfo } from '../common/connection';
 import { GameServer } from './game-server.type';
 import type { ServerTotals } from './server-list';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ServerEdge {
   @Field(() => String, { description: 'Opaque and stable: the same server under the same ordering always has the same cursor.' })
   cursor!: string;
@@ -15,7 +15,7 @@ export class ServerEdge {
   node!: GameServer;
 }
 
-@ObjectType({ description: 'A page of game servers.' })
+@ObjectType({ description: 'A page of game servers.', simpleResolvers: true })
 export class ServerConnection {
   @Field(() => [ServerEdge])
   edges!: ServerEdge[];

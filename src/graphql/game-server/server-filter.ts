@@ -4,7 +4,7 @@
  * BAD_USER_INPUT naming `filter.<field>`.
  */
 import { Prisma } from '../../generated/prisma/client';
-import { PROTOCOL_IDS } from '../../protocol/status';
+import { PROTOCOL_IDS } from '../../protocol';
 import { networkText, parseCidr, parseIp } from '../common/ip';
 import { BadUserInputError } from '../errors';
 import type { ServerFilterInput } from './game-server.args';

@@ -62,7 +62,7 @@ export function rebucketHistory(points: readonly StorePoint[], bucketMs: number,
   });
 }
 
-/** Population points merged into buckets of `bucketMs`: averages of the rollup buckets, peaks as maxima. */
+/** Population points merged into buckets of `bucketMs`: averages of the rollup buckets, peaks as maxima, minima as minima. */
 export function rebucketPopulation(points: readonly StorePopulationPoint[], bucketMs: number, nativeMs: number): PopulationPoint[] {
   const toApi = (at: Date, group: readonly StorePopulationPoint[]): PopulationPoint => {
     const avg = (f: (p: StorePopulationPoint) => number): number => group.reduce((s, p) => s + f(p), 0) / group.length;
@@ -72,6 +72,7 @@ export function rebucketPopulation(points: readonly StorePopulationPoint[], buck
       serversSeen: Math.max(...group.map((p) => p.serversSeen)),
       playersAvg: avg((p) => p.playersAvg),
       playersPeak: Math.max(...group.map((p) => p.playersPeak)),
+      playersMin: Math.min(...group.map((p) => p.playersMin)),
       botsAvg: avg((p) => p.botsAvg),
     });
   };

@@ -55,14 +55,21 @@ function autoBucket(rangeMs: number): { resolution: RollupReadResolution; bucket
   return { resolution: HistoryResolution.DAY, bucketMs: Math.max(1, Math.ceil(rangeMs / (AUTO_TARGET_POINTS * DAY_MS))) * DAY_MS };
 }
 
-type HistoryArgs = { from?: Date | null; to?: Date | null; resolution?: HistoryResolution | null };
+type HistoryArgs = { from?: Date | null; to?: Date | null; lastDays?: number | null; resolution?: HistoryResolution | null };
 
-/** With `rawAllowed` false (aggregates, which exist only as rollups) RAW is refused: the plan reads HOUR or DAY. */
+/**
+ * With `rawAllowed` false (aggregates, which exist only as rollups) RAW is refused: the plan reads HOUR or DAY.
+ * `lastDays` is the range ending now (a saved query or a README example keeps working as days pass), instead of from/to.
+ */
 export function planHistory(args: HistoryArgs, settings: HistorySettings): HistoryPlan;
 export function planHistory(args: HistoryArgs, settings: HistorySettings, rawAllowed: false): HistoryPlan<RollupReadResolution>;
 export function planHistory(args: HistoryArgs, settings: HistorySettings, rawAllowed = true): HistoryPlan {
+  if (args.lastDays != null) {
+    if (args.from != null || args.to != null) throw new BadUserInputError('lastDays', 'give lastDays or from/to, not both');
+    if (!Number.isInteger(args.lastDays) || args.lastDays < 1) throw new BadUserInputError('lastDays', 'a whole number of days, at least 1');
+  }
   const to = args.to ?? settings.now;
-  const from = args.from ?? new Date(to.getTime() - DEFAULT_RANGE_MS);
+  const from = args.from ?? new Date(to.getTime() - (args.lastDays != null ? args.lastDays * DAY_MS : DEFAULT_RANGE_MS));
   if (Number.isNaN(from.getTime())) throw new BadUserInputError('from', 'not a valid time');
   if (Number.isNaN(to.getTime())) throw new BadUserInputError('to', 'not a valid time');
   if (from.getTime() >= to.getTime()) throw new BadUserInputError('from', 'must be before to');

@@ -62,17 +62,19 @@ function toDimension(filter: PopulationFilterInput | null | undefined): { dimens
 
 @Resolver()
 export class PopulationResolver {
-  @Query(() => PopulationSeries, { complexity: 10, description: "Aggregate series behind a game's, a map's or a region's chart, from the hourly and daily rollups (suspected fakes, relays and hidden servers left out)." })
+  @Query(() => PopulationSeries, { complexity: 10, description: "Aggregate series behind a game's, a map's or a region's chart, from the hourly and daily rollups (relays and hidden servers left out; suspected fakes too unless excludeSuspectedFakes is false)." })
   async population(
     @Ctx() ctx: ApiContext,
     @Arg('filter', () => PopulationFilterInput, { nullable: true }) filter?: PopulationFilterInput | null,
     @Arg('from', () => Date, { nullable: true }) from?: Date | null,
     @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('lastDays', () => Int, { nullable: true, description: 'The last this many days up to now, instead of from and to.' }) lastDays?: number | null,
     @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
+    @Arg('excludeSuspectedFakes', () => Boolean, { defaultValue: true, description: 'Leave out suspected fakes (docs/fake-players.md); false counts them too.' }) excludeSuspectedFakes = true,
   ): Promise<PopulationSeries> {
     const { dimension, key } = toDimension(filter);
-    const plan = planHistory({ from, to, resolution }, historySettings(ctx), false);
-    const stored = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution });
+    const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx), false);
+    const stored = await readPopulation(ctx.prisma, { dimension, key }, { from: plan.from, to: plan.to, resolution: plan.resolution, withSuspectedFakes: !excludeSuspectedFakes });
     const points = rebucketPopulation(stored, plan.bucketMs, nativeStepMs(plan, ctx.config.crawlIntervalMs));
     return Object.assign(new PopulationSeries(), {
       resolution: plan.resolution,

@@ -67,17 +67,24 @@ export class PopulationPoint {
   @Field(() => Date)
   at!: Date;
 
-  @Field(() => Float, { description: 'Average number of servers online over the bucket.' })
+  @Field(() => Float, { description: "Average over the bucket's moments of the servers online (a moment: see playersPeak)." })
   serversOnline!: number;
 
   @Field(() => Int, { description: 'Most distinct servers seen in one rollup bucket of the bucket.' })
   serversSeen!: number;
 
-  @Field(() => Float, { description: 'Average total players over the bucket.' })
+  @Field(() => Float, { description: "Average over the bucket's moments of the total players at each moment; playersMin <= playersAvg <= playersPeak." })
   playersAvg!: number;
 
-  @Field(() => Int, { description: 'Highest total players of any one crawl in the bucket.' })
+  @Field(() => Int, {
+    description:
+      "Most players at one moment of the bucket, across all sources. A moment is a crawl instant (the start of any source's crawl in the hour); " +
+      "at each moment every server counts once, with its latest sample at or before it (docs/storage.md, Population rollups).",
+  })
   playersPeak!: number;
+
+  @Field(() => Int, { description: 'Fewest players at one moment of the bucket (same moments as playersPeak); 0 when the key had no server at some moment.' })
+  playersMin!: number;
 
   @Field(() => Float)
   botsAvg!: number;

@@ -1,7 +1,7 @@
 /**
  * All-Seeing Eye (UdpSoft): request `s`, reply `EYE1` + length-prefixed strings.
  *
- * Spec: PROTOCOLS-LEGACY.md §8 (seed 003 "ASE"). Queried at game port + 123 (see quirks.ts).
+ * Spec: docs/protocols-legacy.md; GameDig's and qstat's ASE readers. Queried at game port + 123 (see quirks.ts).
  *
  * | bytes            | meaning                                                               |
  * |------------------|-----------------------------------------------------------------------|
@@ -11,7 +11,7 @@
  * | players…         | u8 flags, then a pstr per set bit: 01 name, 02 team, 04 skin, 08 score, 10 ping, 20 time |
  *
  * pstr = one length byte that COUNTS ITSELF, then len-1 bytes; a length byte 00 is invalid and
- * read as an empty string that advances one byte (§8.2). Deviation: ase-mta-1 (flags 3F with
+ * read as an empty string that advances one byte. Deviation: ase-mta-1 (flags 3F with
  * empty team/skin/time, several KB in one datagram, UTF-8 text).
  */
 import { ProtocolError } from '../errors';

@@ -1,5 +1,5 @@
 /**
- * Colour-code strippers, one per engine family (PROTOCOLS-LEGACY.md §0.4). Used by normalisation
+ * Colour-code strippers, one per engine family (docs/protocols-legacy.md, "Raw and clean"). Used by normalisation
  * only: decoders keep the raw text. A "generic" stripper would damage names in other families
  * (`^c123` is a Quake 4 colour but an ET colour `^c` followed by "123"), so each game's family
  * comes from the quirk table (quirks.ts).

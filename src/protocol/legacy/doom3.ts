@@ -1,7 +1,7 @@
 /**
  * Doom 3 family `getInfo` / `getInfoEx`: Doom 3, Quake 4, Prey, ETQW (Wolfenstein 2009 on request).
  *
- * Spec: PROTOCOLS-LEGACY.md §5 (seed 003 "Doom3"); server side idAsyncServer::ProcessGetInfoMessage.
+ * Spec: docs/protocols-legacy.md; server side idAsyncServer::ProcessGetInfoMessage.
  * Every integer is little-endian; the header is only TWO FF bytes.
  *
  * | bytes                          | meaning                                                          |
@@ -34,7 +34,7 @@ export const ETQW_EXTRA_WORD = 0xffffffff;
 export type Doom3Header = typeof DOOM3_INFO_RESPONSE | typeof DOOM3_INFOEX_RESPONSE;
 
 /**
- * Player entry layouts (§5.3):
+ * Player entry layouts:
  * - doom3: u16 ping, u32 rate, cstr name (Doom 3, Prey)
  * - quake4: u16 ping, u32 rate, cstr name, cstr clanTag
  * - etqw: u16 ping, cstr name, u8 clanTagPosition, cstr clanTag, u8 typeFlag (ETQW >= 10.17)
@@ -45,7 +45,7 @@ export type Doom3PlayerLayout = 'doom3' | 'quake4' | 'etqw' | 'etqw-old' | 'wolf
 
 const TRIAL_ORDER: readonly Doom3PlayerLayout[] = ['doom3', 'quake4', 'etqw', 'etqw-old', 'wolfenstein'];
 
-/** The layout a protocol version implies (observed versions, §5.2). */
+/** The layout a protocol version implies (observed versions). */
 export function layoutForProtocol(major: number, minor: number): Doom3PlayerLayout {
   if (major === 2) return 'quake4';
   if (major >= 10) return major === 10 && minor < 17 ? 'etqw-old' : 'etqw';

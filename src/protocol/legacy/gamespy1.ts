@@ -1,7 +1,7 @@
 /**
  * GameSpy v1 ("QR1", backslash protocol): `\status\` and friends, replies split over datagrams.
  *
- * Spec: PROTOCOLS-LEGACY.md §1 (seed 003 "Gamespy").
+ * Spec: docs/protocols-legacy.md; GameDig's and qstat's GameSpy v1 readers.
  *
  * | datagram part         | meaning                                                              |
  * |-----------------------|----------------------------------------------------------------------|
@@ -10,7 +10,7 @@
  * | \final\               | empty-valued key in the LAST datagram only, before or after queryid,  |
  * |                       | or alone in a tiny datagram (MOHAA: `\final\\queryid\Q.N`)            |
  *
- * Reassembly (§1.3): ignore datagrams of another Q, number datagrams without N in arrival order,
+ * Reassembly: ignore datagrams of another Q, number datagrams without N in arrival order,
  * complete when `final` was seen in datagram F and 1…F are present, concatenate in N order, later
  * duplicates overwrite. Deviations: gs1-ut99-* (`\final\` after queryid), gs1-bf1942-1 (final
  * before queryid, a player's keys split across datagrams), gs1-mohaa-1 (final alone).
@@ -172,7 +172,7 @@ export interface Gamespy1Grouped {
 
 const INDEXED_KEY = /^(.+)_(\d{1,6})$/;
 
-/** Group a reply's pairs into server keys, player records and team records (§1.4). */
+/** Group a reply's pairs into server keys, player records and team records. */
 export function groupGamespy1Pairs(pairs: readonly KeyValue[]): Gamespy1Grouped {
   const info: Record<string, string> = {};
   const players = new Map<number, Record<string, string>>();

@@ -1,7 +1,7 @@
 /**
  * GameSpy v2 (QR2, single datagram): `FE FD 00 <id> <server> <players> <teams>`.
  *
- * Spec: PROTOCOLS-LEGACY.md §2 (seed 003 "Gamespy v2"), checked against the SDK's qr2.c.
+ * Spec: docs/protocols-legacy.md, checked against the SDK's qr2.c.
  *
  * | reply bytes                       | meaning                                                 |
  * |-----------------------------------|---------------------------------------------------------|
@@ -13,7 +13,7 @@
  * The counts are 16-bit big-endian (most clients read "00 + u8", the same below 256 rows).
  * Rows are read by count, never by scanning, since an empty value is a bare 00.
  * Deviations: gs2-arma-* (empty team_ values, zero rows), gs2-halo-* (control bytes in names,
- * team rows), America's Army (count bytes missing: a first count byte >= 0x20 is text, §2.3).
+ * team rows), America's Army (count bytes missing: a first count byte >= 0x20 is text).
  */
 import { ProtocolError } from '../errors';
 import { PacketReader } from '../wire/packet-reader';

@@ -2,7 +2,7 @@
  * GameSpy v3 (QR2 with the IP-verify challenge and split replies), incl. Minecraft Query and the
  * JC2MP variant.
  *
- * Spec: PROTOCOLS-LEGACY.md §3, checked against the SDK's qr2.c split logic.
+ * Spec: docs/protocols-legacy.md, checked against the SDK's qr2.c split logic.
  *
  * | datagram bytes             | meaning                                                          |
  * |----------------------------|------------------------------------------------------------------|
@@ -341,7 +341,7 @@ export interface Jc2mpResponse {
   players: Jc2mpPlayer[];
 }
 
-/** JC2MP: one datagram, server keys, then u16be count and (cstr name, cstr steamid, u16be ping) rows (§3.5). */
+/** JC2MP: one datagram, server keys, then u16be count and (cstr name, cstr steamid, u16be ping) rows. */
 export function decodeJc2mpResponse(packet: Buffer, options: LegacyDecodeOptions = {}): Jc2mpResponse {
   const encoding = options.encoding ?? 'latin1';
   const r = new PacketReader(packet);

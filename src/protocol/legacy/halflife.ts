@@ -2,7 +2,7 @@
  * Half-Life (WON-era) string queries: `details`, `info`, `players`, `rules`, `infostring`, `ping`,
  * and the GoldSrc split datagrams their answers may come in.
  *
- * Spec: PROTOCOLS-LEGACY.md §6 (seed 003 "Half-Life"); HL SDK "Server Protocol.txt"; ReHLDS.
+ * Spec: docs/protocols-legacy.md; HL SDK "Server Protocol.txt"; ReHLDS.
  *
  * | reply                        | layout after FF FF FF FF                                      |
  * |------------------------------|---------------------------------------------------------------|

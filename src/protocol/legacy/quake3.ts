@@ -1,7 +1,7 @@
 /**
  * Quake 3 family (`getstatus` / `getinfo`) and the Quake 2 form (`status` → `print`).
  *
- * Spec: PROTOCOLS-LEGACY.md §4 (seed 003 "Quake3").
+ * Spec: docs/protocols-legacy.md; GameDig's and qstat's Quake 2/3 readers.
  *
  * | bytes                         | meaning                                                      |
  * |-------------------------------|--------------------------------------------------------------|

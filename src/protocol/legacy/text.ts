@@ -1,8 +1,8 @@
 /**
  * Byte-level text helpers shared by the backslash and line-oriented legacy protocols.
  *
- * Spec: PROTOCOLS-LEGACY.md §0.2. Every split happens on delimiter BYTES (00, 5C, 0A) before any
- * decoding, so a multi-byte UTF-8 sequence can never be cut in half; decoding is byte-faithful
+ * Spec: docs/protocols-legacy.md "Decisions" (byte-faithful text). Every split happens on delimiter BYTES (00, 5C, 0A)
+ * before any decoding, so a multi-byte UTF-8 sequence can never be cut in half; decoding is byte-faithful
  * latin1 unless the caller asks for UTF-8 (MTA, Minecraft, JC2MP send UTF-8).
  */
 export type TextEncoding = 'latin1' | 'utf8';
@@ -73,7 +73,7 @@ export function encodeInfostring(pairs: readonly KeyValue[], encoding: TextEncod
   return encodeText(pairs.map(({ key, value }) => `\\${key}\\${value}`).join(''), encoding);
 }
 
-/** A case-insensitive lookup: legacy key case is not stable across games (§1.5, §5.4). */
+/** A case-insensitive lookup: legacy key case is not stable across games (GameSpy v1, Doom 3). */
 export function lookupKey(record: Readonly<Record<string, string>>, ...names: string[]): string | undefined {
   for (const name of names) {
     const exact = record[name];

@@ -1,7 +1,7 @@
 /**
- * Crawls a remote management server (seed 002) as a list source: connect, send msQueryGameServers, read the
+ * Crawls a remote management server (docs/list-sources.md) as a list source: connect, send msQueryGameServers, read the
  * msRQueryGameServers answer. Read leniently: the answer may come as one line or pretty-printed over many
- * (the seed's own examples are), other messages before it are skipped, numeric strings are numbers.
+ * (the protocol document's own examples are), other messages before it are skipped, numeric strings are numbers.
  */
 import net from 'node:net';
 import { DEFAULT_MANAGEMENT_TIMEOUT_MS, MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_REPLY_BYTES } from '../defaults';

@@ -1,5 +1,5 @@
 /**
- * The Bomberman management server protocol (seed 002; SPEC.md "A JSON-over-TCP management server"): JSON objects
+ * The Bomberman management server protocol (its `management-server.md`; docs/list-sources.md): JSON objects
  * `{ "command": ..., "content"?: ... }`, one per line (UTF-8, '\n'-terminated), TCP port 51963.
  *
  *   msRegisterGameServer    content { serverName (non-empty), serverAddress (IPv4 | IPv6 | host name), serverPort }
@@ -10,10 +10,11 @@
  *
  * Rules kept exactly: serverPort 1-65535 and never 51963 (nor the listening port, which the server adds); an
  * address that looks like an IP but is not a valid one is refused.
- * Deviation (issue 12): a game server's own stats must hold 0 <= current <= max, max 2-4; the seed let current
- * exceed max (a queue), which let one registration report 99,999,999 players. A remote list is read as it is
- * (the seed's own example answer reports 22 of 4) but a count above MAX_REPORTED_PLAYERS drops the entry's stats.
- * Deviation accepted: the seed's own reply examples send players.current as a string ("22"), so numeric
+ * Deviation (issue 12): a game server's own stats must hold 0 <= current <= max, max 2-4; the protocol document let
+ * current exceed max (a queue), which let one registration report 99,999,999 players. A remote list is read as it is
+ * (the protocol document's own example answer reports 22 of 4) but a count above MAX_REPORTED_PLAYERS drops the entry's
+ * stats.
+ * Deviation accepted: the protocol document's own reply examples send players.current as a string ("22"), so numeric
  * strings are read as numbers for players.current / players.max (and, in replies only, port / gameplayMode).
  * Parsing is pure: no sockets, no logger; invalid input is a reason, never an exception.
  */
@@ -88,7 +89,7 @@ export function classifyServerAddress(text: string): ServerAddressKind | null {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An integer, or a string of decimal digits when `numericStrings` (the seed's replies send "22"). */
+/** An integer, or a string of decimal digits when `numericStrings` (the protocol document's replies send "22"). */
 function integer(v: unknown, numericStrings: boolean): number | null {
   if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
   if (numericStrings && typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
@@ -101,7 +102,8 @@ function validPort(port: number | null, forbiddenPorts: readonly number[]): port
 
 /**
  * The most players a remote list may report for one server: a byte, as every query protocol gsindex speaks
- * counts them (A2S, Quake 3, ASE), far above the seed's 4. Anything above is not a game server's count.
+ * counts them (A2S, Quake 3, ASE), far above the protocol's own maximum of 4. Anything above is not a game server's
+ * count.
  */
 export const MAX_REPORTED_PLAYERS = 255;
 

@@ -1,6 +1,6 @@
 /**
  * A management-server registration as the normalised ServerStatus (protocol 'bomberman'): the state is what
- * the game server reported; it is never queried. Mode and lobby go to `raw` under the seed's own names.
+ * the game server reported; it is never queried. Mode and lobby go to `raw` under the protocol's own names.
  */
 import type { ServerStatus } from '../status';
 import type { ManagementServerEntry } from './management-messages';

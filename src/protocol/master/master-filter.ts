@@ -1,6 +1,6 @@
 /**
- * Master filter strings: `\key\value` pairs concatenated (seed 001, SPEC.md "Valve master server ... Steam Web
- * API"). The same grammar serves the UDP master and the Steam Web API's `filter` parameter.
+ * Master filter strings: `\key\value` pairs concatenated (Valve's "Master Server Query Protocol" page;
+ * docs/list-sources.md). The same grammar serves the UDP master and the Steam Web API's `filter` parameter.
  *
  * Grammar, as this library writes and reads it:
  *   filter    := condition*
@@ -73,8 +73,8 @@ function appId(value: number): number {
 }
 
 /**
- * Typed constructors for every filter SPEC.md lists. Flag filters take no argument: the master treats the
- * presence of the key as the condition (seed 001: writing 0 instead of 1 does not turn it off), except
+ * Typed constructors for every filter the "Master Server Query Protocol" page lists. Flag filters take no argument: the
+ * master treats the presence of the key as the condition (writing 0 instead of 1 does not turn it off), except
  * `password`, whose value is meaningful (\password\0 = no password).
  */
 export const MasterFilter = {

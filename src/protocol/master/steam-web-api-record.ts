@@ -1,5 +1,5 @@
 /**
- * One server record of the Steam Web API's IGameServersService/GetServerList/v1 (SPEC.md), read leniently
+ * One server record of the Steam Web API's IGameServersService/GetServerList/v1 (docs/list-sources.md), read leniently
  * (fields missing or of the wrong type become null; a record without a usable addr is skipped), and its
  * mapping to the normalised ServerStatus, so that a server is indexed before its own A2S answer arrives.
  *

@@ -1,6 +1,6 @@
 /**
- * The Steam Web API as a list source: IGameServersService/GetServerList/v1 (SPEC.md). One call returns at most
- * 10,000 servers, so a listing splits its query until no part is capped: empty vs not empty, linux vs not, then
+ * The Steam Web API as a list source: IGameServersService/GetServerList/v1 (docs/list-sources.md). One call returns at
+ * most 10,000 servers, so a listing splits its query until no part is capped: empty vs not empty, linux vs not, then
  * by map, then by name prefix, then per address (\gameaddr\). Each split is exhaustive: a "rest" part (\nor\ of
  * the values seen) covers whatever the values did not; parts may overlap and records are deduplicated by addr.
  * Calls are paced, HTTP 429 Retry-After is honoured, and the key is never logged nor put in an error message.

@@ -1,5 +1,6 @@
 /**
- * Valve master server query and reply (seed 001; SPEC.md "Valve master server ... Steam Web API").
+ * Valve master server query and reply, as Valve's "Master Server Query Protocol" page describes them
+ * (docs/list-sources.md).
  *
  * Request (no FF FF FF FF header):
  *   31 | region u8 | seed "IP:port" NUL | filter NUL

@@ -1,8 +1,8 @@
 /**
- * Lists a Valve UDP master (seed 001): pages one region from ONE socket (a new source port makes the master
- * start over) by sending the last address of each batch as the next seed, until the 0.0.0.0:0 marker.
- * Addresses are deduplicated across pages and regions. Requests are paced (the real master answers about
- * 30 packets a minute per IP, then goes silent for a minute); a page that does not come back is re-sent
+ * Lists a Valve UDP master (Valve's "Master Server Query Protocol"; docs/list-sources.md): pages one region from ONE
+ * socket (a new source port makes the master start over) by sending the last address of each batch as the next seed,
+ * until the 0.0.0.0:0 marker. Addresses are deduplicated across pages and regions. Requests are paced (the real master
+ * answers about 30 packets a minute per IP, then goes silent for a minute); a page that does not come back is re-sent
  * `retries` times, and when it still does not, the listing stops short: the result says it is incomplete
  * and where to resume (region + seed), which a later call passes back as `startRegion` / `seed`.
  */

@@ -1,5 +1,6 @@
 /**
- * S2C_CHALLENGE (0x41) and the deprecated A2S_SERVERQUERY_GETCHALLENGE (0x57). Spec: seed 000.
+ * S2C_CHALLENGE (0x41) and the deprecated A2S_SERVERQUERY_GETCHALLENGE (0x57). Spec: Valve's "Server Queries" page;
+ * docs/protocols.md "Deprecated requests".
  *
  * Request `W`: FF FF FF FF 57. Reply: FF FF FF FF 41 challenge(4 bytes), echoed back verbatim
  * after A2S_INFO's string or as A2S_PLAYER / A2S_RULES's challenge.

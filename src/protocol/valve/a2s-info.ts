@@ -1,6 +1,6 @@
 /**
  * A2S_INFO: request encoder and the reply codecs (Source 0x49 in info-source.ts, GoldSrc 0x6D in
- * info-goldsrc.ts). Spec: SPEC.md "Valve A2S", seed 000.
+ * info-goldsrc.ts). Spec: Valve's "Server Queries" page; docs/protocols.md "A2S_INFO".
  *
  * Request: FF FF FF FF 54 "Source Engine Query\0" [challenge: 4 bytes, after an S2C_CHALLENGE].
  */

@@ -1,5 +1,5 @@
 /**
- * A2S_PLAYER request and reply (S2A_PLAYER, 0x44). Spec: SPEC.md "Valve A2S", seed 000.
+ * A2S_PLAYER request and reply (S2A_PLAYER, 0x44). Spec: Valve's "Server Queries" page; docs/protocols.md "A2S_PLAYER".
  *
  * Request: FF FF FF FF 55 challenge(4 bytes; FF FF FF FF asks for one).
  * Reply:

@@ -1,5 +1,5 @@
 /**
- * A2S_RULES request and reply (S2A_RULES, 0x45). Spec: SPEC.md "Valve A2S", seed 000.
+ * A2S_RULES request and reply (S2A_RULES, 0x45). Spec: Valve's "Server Queries" page; docs/protocols.md "A2S_RULES".
  *
  * Request: FF FF FF FF 56 challenge(4 bytes; FF FF FF FF asks for one).
  * Reply:

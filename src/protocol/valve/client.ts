@@ -1,6 +1,6 @@
 /**
  * Valve A2S queries over the shared UDP transport: the codecs wired to sockets, with the challenge
- * dance every modern server wants. Spec: SPEC.md "Valve A2S", seeds 000 and 004.
+ * dance every modern server wants. Spec: Valve's "Server Queries" page; docs/protocols.md "Valve A2S".
  *
  * The dance, per query kind (INFO, PLAYER, RULES):
  *   1. send the request without a challenge (PLAYER/RULES carry FF FF FF FF);

@@ -1,5 +1,6 @@
 /**
- * Obsolete GoldSrc A2S_INFO reply (S2A_INFO_DETAILED, 0x6D). Spec: SPEC.md "Valve A2S", Valve wiki.
+ * Obsolete GoldSrc A2S_INFO reply (S2A_INFO_DETAILED, 0x6D). Spec: Valve's "Server Queries" page; docs/protocols.md
+ * "A2S_INFO".
  *
  * | field        | type       | notes                                                     |
  * |--------------|------------|-----------------------------------------------------------|

@@ -1,5 +1,5 @@
 /**
- * Source A2S_INFO reply (S2A_INFO_SRC, 0x49). Spec: SPEC.md "Valve A2S", seed 000, Valve wiki.
+ * Source A2S_INFO reply (S2A_INFO_SRC, 0x49). Spec: Valve's "Server Queries" page; docs/protocols.md "A2S_INFO".
  *
  * | field        | type    | notes                                                        |
  * |--------------|---------|--------------------------------------------------------------|

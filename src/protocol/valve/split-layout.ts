@@ -1,7 +1,7 @@
 /**
  * Which split layout a response uses, read from the bytes of its fragment 0 (never from an app id:
  * compressed replies from app id 0 have no size field, gameq-ffe-*-rules-split).
- * Spec: SPEC.md "Valve A2S", seeds 000 (GoldSrc) and 004 (Source).
+ * Spec: Valve's "Server Queries" page (both layouts); docs/protocols.md "Split responses".
  *
  * | layout            | after FE FF FF FF + id (u32)                          | data of fragment 0 starts |
  * |-------------------|-------------------------------------------------------|---------------------------|

@@ -1,6 +1,6 @@
 /**
- * bzip2 for compressed Source split responses (SPEC.md "Valve A2S", seed 004): the fragments of a
- * response whose id has the high bit set join into a bzip2 stream; packet 0 gives the decompressed
+ * bzip2 for compressed Source split responses (Valve's "Server Queries" page; docs/protocols.md "Split responses"): the
+ * fragments of a response whose id has the high bit set join into a bzip2 stream; packet 0 gives the decompressed
  * size and its CRC32. Both are checked, and the output is capped so a small packet cannot expand
  * into a huge buffer (decoding stops at the cap instead of finishing and then checking).
  */

@@ -4,13 +4,9 @@
  * silence, stray datagrams, a GameSpy v1 reply that never sends \final\.
  */
 import dgram from 'node:dgram';
-import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
-import { queryGamespy1 } from '../../../src/protocol/protocols/gamespy1';
+import { UdpTransport, queryGamespy1, PROTOCOL_REGISTRY, protocolAdapter, type QueryableProtocolId, type ProtocolId } from '../../../src/protocol';
 import { encodeGamespy1Response } from '../../../src/protocol/legacy/gamespy1';
 import { encodeGamespy3ChallengeResponse, encodeGamespy3Response } from '../../../src/protocol/legacy/gamespy3';
-import { PROTOCOL_REGISTRY, protocolAdapter } from '../../../src/protocol/registry';
-import type { QueryableProtocolId } from '../../../src/protocol/registry';
-import type { ProtocolId } from '../../../src/protocol/status';
 import { playersOf } from '../../../src/simulator/content';
 import { startFleet } from '../../../src/simulator/fleet';
 import type { RunningFleet } from '../../../src/simulator/fleet';

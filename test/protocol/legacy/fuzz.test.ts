@@ -3,17 +3,14 @@
  * captures) through every legacy decoder, assembler and normaliser. Each must return a value or
  * throw a ProtocolError; any other exception fails with the input that caused it.
  */
+import { decodeLegacyStatus, decodeQuake3MasterResponse, encodeQuake3MasterResponse, type LegacyProtocol, ProtocolError } from '../../../src/protocol';
 import { decodeAseResponse } from '../../../src/protocol/legacy/ase';
-import { decodeLegacyStatus } from '../../../src/protocol/registry';
 import { decodeDoom3Response } from '../../../src/protocol/legacy/doom3';
 import { Gamespy1Assembler, decodeGamespy1Datagram, groupGamespy1Pairs } from '../../../src/protocol/legacy/gamespy1';
 import { decodeGamespy2Response } from '../../../src/protocol/legacy/gamespy2';
 import { Gamespy3Assembler, decodeGamespy3ChallengeResponse, decodeGamespy3Datagram, decodeJc2mpResponse } from '../../../src/protocol/legacy/gamespy3';
 import { decodeHalfLifeDatagrams, decodeHalfLifeMessage } from '../../../src/protocol/legacy/halflife';
 import { decodeQuakeResponse } from '../../../src/protocol/legacy/quake3';
-import { decodeQuake3MasterResponse, encodeQuake3MasterResponse } from '../../../src/protocol/master/quake3-master';
-import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
-import { ProtocolError } from '../../../src/protocol/errors';
 import { mulberry32 } from '../../../src/simulator/random';
 import { sharedDir } from '../../helpers/shared-dir';
 import { loadLegacyCaptures, packetsOf } from './capture-files';

@@ -4,11 +4,7 @@
  * have echoed them), and the registry query must give what decoding the capture directly gives.
  */
 import dgram from 'node:dgram';
-import { decodeLegacyStatus } from '../../../src/protocol/registry';
-import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
-import { protocolAdapter } from '../../../src/protocol/registry';
-import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
-import type { ServerStatus } from '../../../src/protocol/status';
+import { decodeLegacyStatus, type LegacyProtocol, protocolAdapter, UdpTransport, type ServerStatus } from '../../../src/protocol';
 import { describeWithShared } from '../../helpers/shared-dir';
 import { loadLegacyCaptures, packetsOf } from './capture-files';
 import type { LegacyCapture } from './capture-files';

@@ -1,6 +1,4 @@
-import { decodeLegacyStatus } from '../../../src/protocol/registry';
-import type { LegacyProtocol } from '../../../src/protocol/legacy/quirks';
-import type { ServerStatus } from '../../../src/protocol/status';
+import { decodeLegacyStatus, type LegacyProtocol, type ServerStatus } from '../../../src/protocol';
 import { describeWithShared } from '../../helpers/shared-dir';
 import { loadLegacyCaptures, packetsOf } from './capture-files';
 import type { LegacyCapture } from './capture-files';

@@ -2,6 +2,7 @@
  * Every prefix of every captured datagram decodes to a value or a ProtocolError (never another
  * exception), and the strict binary decoders say TRUNCATED with the offset where the data ran out.
  */
+import { ProtocolError } from '../../../src/protocol';
 import { decodeAseResponse } from '../../../src/protocol/legacy/ase';
 import { decodeDoom3Response } from '../../../src/protocol/legacy/doom3';
 import { decodeGamespy1Datagram } from '../../../src/protocol/legacy/gamespy1';
@@ -9,7 +10,6 @@ import { decodeGamespy2Response } from '../../../src/protocol/legacy/gamespy2';
 import { decodeGamespy3Datagram, decodeJc2mpResponse } from '../../../src/protocol/legacy/gamespy3';
 import { decodeHalfLifeMessage } from '../../../src/protocol/legacy/halflife';
 import { decodeQuakeResponse } from '../../../src/protocol/legacy/quake3';
-import { ProtocolError } from '../../../src/protocol/errors';
 import { describeWithShared } from '../../helpers/shared-dir';
 import { loadLegacyCaptures, packetsOf } from './capture-files';
 

@@ -1,8 +1,5 @@
 import fc from 'fast-check';
-import { ProtocolError } from '../../../src/protocol/errors';
-import { readQueryGameServersReply, parseManagementRequest } from '../../../src/protocol/master/management-messages';
-import { MasterFilter as F, type MasterFilterNode, formatMasterFilter, parseMasterFilter } from '../../../src/protocol/master/master-filter';
-import { decodeMasterQuery, decodeMasterResponse } from '../../../src/protocol/master/valve-master-codec';
+import { ProtocolError, readQueryGameServersReply, parseManagementRequest, MasterFilter as F, type MasterFilterNode, formatMasterFilter, parseMasterFilter, decodeMasterQuery, decodeMasterResponse } from '../../../src/protocol';
 
 const valueOrProtocolError = (fn: () => unknown): void => {
   try {

@@ -1,5 +1,4 @@
-import { MAX_MASTER_FILTER_BYTES } from '../../../src/protocol/defaults';
-import { MasterFilter as F, buildMasterFilter, parseMasterFilter } from '../../../src/protocol/master/master-filter';
+import { MAX_MASTER_FILTER_BYTES, MasterFilter as F, buildMasterFilter, parseMasterFilter } from '../../../src/protocol';
 
 describe('master filter builder', () => {
   it('writes every filter Valve\'s Master Server Query Protocol page lists', () => {

@@ -1,7 +1,6 @@
 import { createAddressListSource } from '../../../src/crawler/sources/address-list-source';
 import type { SourceRecord } from '../../../src/crawler/list-source';
-import { decodeQuake3MasterResponse, encodeQuake3MasterRequest, encodeQuake3MasterResponse, listQuake3Master } from '../../../src/protocol/master/quake3-master';
-import { UdpTransport } from '../../../src/protocol/transport/udp-transport';
+import { decodeQuake3MasterResponse, encodeQuake3MasterRequest, encodeQuake3MasterResponse, listQuake3Master, UdpTransport } from '../../../src/protocol';
 import { startSimQuake3Master } from '../../../src/simulator/quake3-master';
 import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
 import { loopbackGuard } from '../../helpers/loopback-guard';

@@ -1,7 +1,5 @@
 import { runMaster } from '../../../src/cli/commands/master';
-import { listSteamWebApi, parseRetryAfterMs } from '../../../src/protocol/master/steam-web-api';
-import { readSteamWebApiRecord } from '../../../src/protocol/master/steam-web-api-record';
-import { formatAddress } from '../../../src/protocol/master/valve-master-codec';
+import { listSteamWebApi, parseRetryAfterMs, readSteamWebApiRecord, formatAddress } from '../../../src/protocol';
 import type { SimServerSpec } from '../../../src/simulator/fleet-spec';
 import { type SimSteamWebApi, startSimSteamWebApi } from '../../../src/simulator/steam-web-api';
 import { makeListTestFleet } from '../../helpers/master-fleet';

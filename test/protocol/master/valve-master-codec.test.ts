@@ -1,14 +1,4 @@
-import { ProtocolError } from '../../../src/protocol/errors';
-import { MasterFilter, buildMasterFilter } from '../../../src/protocol/master/master-filter';
-import {
-  ALL_MASTER_REGION_CODES,
-  FIRST_SEED,
-  decodeMasterQuery,
-  decodeMasterResponse,
-  encodeMasterQuery,
-  encodeMasterResponse,
-  parseIpv4Address,
-} from '../../../src/protocol/master/valve-master-codec';
+import { ProtocolError, MasterFilter, buildMasterFilter, ALL_MASTER_REGION_CODES, FIRST_SEED, decodeMasterQuery, decodeMasterResponse, encodeMasterQuery, encodeMasterResponse, parseIpv4Address } from '../../../src/protocol';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 

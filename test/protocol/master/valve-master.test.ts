@@ -1,7 +1,5 @@
 import dgram from 'node:dgram';
-import { MasterFilter as F, buildMasterFilter, parseMasterFilter } from '../../../src/protocol/master/master-filter';
-import { formatAddress } from '../../../src/protocol/master/valve-master-codec';
-import { listValveMaster } from '../../../src/protocol/master/valve-master';
+import { MasterFilter as F, buildMasterFilter, parseMasterFilter, formatAddress, listValveMaster } from '../../../src/protocol';
 import { type SimValveMaster, startSimValveMaster } from '../../../src/simulator/master';
 import { applyMasterFilter } from '../../../src/simulator/master-filter-match';
 import { makeListTestFleet } from '../../helpers/master-fleet';

@@ -1,6 +1,5 @@
 import dgram from 'node:dgram';
-import { isProtocolError } from '../../../src/protocol/errors';
-import { UdpTransport, canonicalIp, type HandlerResult } from '../../../src/protocol/transport/udp-transport';
+import { isProtocolError, UdpTransport, canonicalIp, type HandlerResult } from '../../../src/protocol';
 
 type Responder = (msg: Buffer, rinfo: dgram.RemoteInfo, socket: dgram.Socket) => void;
 

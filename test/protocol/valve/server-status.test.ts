@@ -4,11 +4,8 @@
  * the game id's low bits are 0, `dedicated` for a SourceTV proxy, spaces around tags, and the SourceTV
  * fields of a server without SourceTV.
  */
-import type { ServerQueryResult } from '../../../src/protocol/valve/client';
-import type { GoldSrcInfo } from '../../../src/protocol/valve/info-goldsrc';
-import type { SourceInfo } from '../../../src/protocol/valve/info-source';
+import { type ServerQueryResult, type GoldSrcInfo, type SourceInfo, ProtocolError } from '../../../src/protocol';
 import { serverQueryToStatus } from '../../../src/protocol/valve/server-status';
-import { ProtocolError } from '../../../src/protocol/errors';
 
 const sourceInfo = (extra: Partial<SourceInfo> = {}): SourceInfo => ({
   type: 'source', protocol: 17, name: 'Test server', map: 'de_dust2', folder: 'csgo', game: 'Counter-Strike', appId: 730,
