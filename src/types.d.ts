@@ -1,4 +1,4 @@
-declare module 'seek-bzip' {
+declare module "seek-bzip" {
   /** An output sink seek-bzip writes decoded bytes to one at a time (used to cap the output size). */
   export interface ByteSink {
     writeByte(byte: number): void;
@@ -10,5 +10,8 @@ declare module 'seek-bzip' {
     seek(position: number): void;
     eof(): boolean;
   }
-  export function decode(input: Buffer | ByteSource, output?: Buffer | number | ByteSink): Buffer | undefined;
+  export function decode(
+    input: Buffer | ByteSource,
+    output?: Buffer | number | ByteSink,
+  ): Buffer | undefined;
 }

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { migrate, MIGRATIONS_DIR, readMigrations } from '../src/migrate';
-import { createTestDatabase, type TestDatabase } from './helpers/db';
-import { startTestApi, type TestApi } from './graphql/helpers/api';
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { migrate, MIGRATIONS_DIR, readMigrations } from "../src/migrate";
+import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { startTestApi, type TestApi } from "./graphql/helpers/api";
 
-describe('migrate', () => {
+describe("migrate", () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -15,14 +15,16 @@ describe('migrate', () => {
     await t.drop();
   });
 
-  it('records every migration in _prisma_migrations with its sha256, and a second run is a no-op', async () => {
+  it("records every migration in _prisma_migrations with its sha256, and a second run is a no-op", async () => {
     const names = readMigrations().map((m) => m.name);
-    const rows = await t.db.$queryRaw<{ migration_name: string; checksum: string; finished_at: Date | null }[]>`
+    const rows = await t.db.$queryRaw<
+      { migration_name: string; checksum: string; finished_at: Date | null }[]
+    >`
       SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name`;
     expect(rows.map((r) => r.migration_name)).toEqual(names);
     for (const row of rows) {
-      const sql = readFileSync(path.join(MIGRATIONS_DIR, row.migration_name, 'migration.sql'));
-      expect(row.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+      const sql = readFileSync(path.join(MIGRATIONS_DIR, row.migration_name, "migration.sql"));
+      expect(row.checksum).toBe(createHash("sha256").update(sql).digest("hex"));
       expect(row.finished_at).toBeInstanceOf(Date);
     }
     const again = await migrate(t.url);
@@ -30,34 +32,43 @@ describe('migrate', () => {
     expect(again.skipped).toEqual(names);
   });
 
-  it('concurrent runners apply nothing twice', async () => {
+  it("concurrent runners apply nothing twice", async () => {
     const results = await Promise.all([migrate(t.url), migrate(t.url)]);
     expect(results.flatMap((r) => r.applied)).toEqual([]);
   });
 
-  it('gives a schema the generated client can use', async () => {
-    const source = await t.db.masterSource.create({ data: { name: 'sim', kind: 'VALVE_UDP', host: '127.0.0.1', port: 27011, regions: [0, 255] } });
-    const server = await t.db.gameServer.create({
-      data: { address: '127.0.0.1', ip: '127.0.0.1', queryPort: 27015, sourceId: source.id, keywords: ['a', 'b'], name: 'x' },
+  it("gives a schema the generated client can use", async () => {
+    const source = await t.db.masterSource.create({
+      data: { name: "sim", kind: "VALVE_UDP", host: "127.0.0.1", port: 27011, regions: [0, 255] },
     });
-    expect(server.status).toBe('UNKNOWN');
-    const found = await t.db.gameServer.findMany({ where: { keywords: { hasEvery: ['a'] } } });
+    const server = await t.db.gameServer.create({
+      data: {
+        address: "127.0.0.1",
+        ip: "127.0.0.1",
+        queryPort: 27015,
+        sourceId: source.id,
+        keywords: ["a", "b"],
+        name: "x",
+      },
+    });
+    expect(server.status).toBe("UNKNOWN");
+    const found = await t.db.gameServer.findMany({ where: { keywords: { hasEvery: ["a"] } } });
     expect(found.map((s) => s.id)).toEqual([server.id]);
   });
 });
 
-describe('migration 20261124000000_bigint_ids', () => {
-  const BIGINT_MIGRATION = '20261124000000_bigint_ids';
+describe("migration 20261124000000_bigint_ids", () => {
+  const BIGINT_MIGRATION = "20261124000000_bigint_ids";
   let t: TestDatabase;
   let api: TestApi | undefined;
   let oldDir: string;
   beforeAll(async () => {
     // A database at the migration before: every migration folder up to (not including) this one.
-    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
     for (const m of readMigrations().filter((x) => x.name < BIGINT_MIGRATION)) {
       cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
     }
-    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
   });
   afterAll(async () => {
     await api?.close();
@@ -66,10 +77,14 @@ describe('migration 20261124000000_bigint_ids', () => {
   });
 
   const columnType = async (table: string, column: string) =>
-    (await t.db.$queryRaw<{ t: string }[]>`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = ${table}::regclass AND attname = ${column}`)[0]?.t;
+    (
+      await t.db.$queryRaw<
+        { t: string }[]
+      >`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = ${table}::regclass AND attname = ${column}`
+    )[0]?.t;
 
-  it('widens every crawl-grown id to bigint, keeping ids, references and API cursors valid', async () => {
-    expect(await columnType('game_server', 'id')).toBe('integer');
+  it("widens every crawl-grown id to bigint, keeping ids, references and API cursors valid", async () => {
+    expect(await columnType("game_server", "id")).toBe("integer");
     // Rows at the old migration: five servers with a crawl, a run, a planned batch, samples and day rows.
     await t.db.$executeRawUnsafe(`
       INSERT INTO master_source (name, kind, host, updated_at) VALUES ('s', 'VALVE_UDP', '127.0.0.1', now());
@@ -82,58 +97,91 @@ describe('migration 20261124000000_bigint_ids', () => {
       INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players)
         SELECT id, '2026-11-20T00:00:00Z', 1, true, players, 32 FROM game_server;
       INSERT INTO server_day (game_server_id, day, samples) SELECT id, '2026-11-20', 1 FROM game_server;`);
-    const ids = (await t.db.$queryRaw<{ id: number }[]>`SELECT id FROM game_server ORDER BY players DESC`).map((r) => Number(r.id));
+    const ids = (
+      await t.db.$queryRaw<{ id: number }[]>`SELECT id FROM game_server ORDER BY players DESC`
+    ).map((r) => Number(r.id));
     // The cursor the API handed out for the second row under the default ordering (players, descending):
     // base64url(JSON [order, sort value, id]) as src/graphql/common/cursor.ts has always encoded it.
-    const cursor = Buffer.from(JSON.stringify(['players:DESC', 40, ids[1]]), 'utf8').toString('base64url');
+    const cursor = Buffer.from(JSON.stringify(["players:DESC", 40, ids[1]]), "utf8").toString(
+      "base64url",
+    );
 
     // Later migrations follow it (the client below expects the latest schema).
     expect((await migrate(t.url)).applied[0]).toBe(BIGINT_MIGRATION);
 
     for (const [table, column] of [
-      ['game_server', 'id'], ['crawl', 'id'], ['crawl_run', 'id'], ['crawl_run', 'crawl_id'], ['crawl_batch', 'crawl_id'], ['crawl_batch', 'run_id'],
-      ['server_sample', 'game_server_id'], ['server_sample', 'crawl_id'], ['server_sample_p20261120', 'game_server_id'], ['server_day', 'game_server_id'],
+      ["game_server", "id"],
+      ["crawl", "id"],
+      ["crawl_run", "id"],
+      ["crawl_run", "crawl_id"],
+      ["crawl_batch", "crawl_id"],
+      ["crawl_batch", "run_id"],
+      ["server_sample", "game_server_id"],
+      ["server_sample", "crawl_id"],
+      ["server_sample_p20261120", "game_server_id"],
+      ["server_day", "game_server_id"],
     ] as const) {
-      expect([table, column, await columnType(table, column)]).toEqual([table, column, 'bigint']);
+      expect([table, column, await columnType(table, column)]).toEqual([table, column, "bigint"]);
     }
-    expect(await columnType('crawl_batch', 'server_ids')).toBe('bigint[]');
-    const seqs = await t.db.$queryRaw<{ sequencename: string; data_type: string; max_value: bigint }[]>`
+    expect(await columnType("crawl_batch", "server_ids")).toBe("bigint[]");
+    const seqs = await t.db.$queryRaw<
+      { sequencename: string; data_type: string; max_value: bigint }[]
+    >`
       SELECT sequencename, data_type::text, max_value FROM pg_sequences WHERE sequencename IN ('game_server_id_seq', 'crawl_id_seq', 'crawl_run_id_seq') ORDER BY 1`;
     expect(seqs.map((s) => [s.sequencename, s.data_type, s.max_value])).toEqual([
-      ['crawl_id_seq', 'bigint', 9223372036854775807n], ['crawl_run_id_seq', 'bigint', 9223372036854775807n], ['game_server_id_seq', 'bigint', 9223372036854775807n],
+      ["crawl_id_seq", "bigint", 9223372036854775807n],
+      ["crawl_run_id_seq", "bigint", 9223372036854775807n],
+      ["game_server_id_seq", "bigint", 9223372036854775807n],
     ]);
     // Ids and references are what they were.
-    expect((await t.db.gameServer.findMany({ orderBy: { players: 'desc' } })).map((s) => Number(s.id))).toEqual(ids);
-    expect((await t.db.crawlBatch.findFirstOrThrow()).serverIds.map(Number)).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      (await t.db.gameServer.findMany({ orderBy: { players: "desc" } })).map((s) => Number(s.id)),
+    ).toEqual(ids);
+    expect((await t.db.crawlBatch.findFirstOrThrow()).serverIds.map(Number)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     expect(await t.db.serverSample.count()).toBe(5);
 
     // The cursor from before the migration pages on from where it was.
     api = await startTestApi({ db: t.db });
-    const page = await api.gql<{ servers: { nodes: { id: number; players: number }[]; pageInfo: { hasNextPage: boolean } } }>(
-      `query ($after: String) { servers(first: 2, after: $after) { nodes { id players } pageInfo { hasNextPage } } }`, { after: cursor });
+    const page = await api.gql<{
+      servers: { nodes: { id: number; players: number }[]; pageInfo: { hasNextPage: boolean } };
+    }>(
+      `query ($after: String) { servers(first: 2, after: $after) { nodes { id players } pageInfo { hasNextPage } } }`,
+      { after: cursor },
+    );
     expect(page.errors).toBeUndefined();
-    expect(page.data?.servers.nodes).toEqual([{ id: ids[2], players: 30 }, { id: ids[3], players: 20 }]);
+    expect(page.data?.servers.nodes).toEqual([
+      { id: ids[2], players: 30 },
+      { id: ids[3], players: 20 },
+    ]);
     expect(page.data?.servers.pageInfo.hasNextPage).toBe(true);
 
     // The sequences go on past 2^31, and the references hold such ids.
     await t.db.$executeRaw`SELECT setval('game_server_id_seq', 3000000000)`;
-    const [big] = await t.db.$queryRaw<{ id: bigint }[]>`INSERT INTO game_server (address, query_port) VALUES ('127.0.0.9', 27015) RETURNING id`;
+    const [big] = await t.db.$queryRaw<
+      { id: bigint }[]
+    >`INSERT INTO game_server (address, query_port) VALUES ('127.0.0.9', 27015) RETURNING id`;
     expect(big?.id).toBe(3000000001n);
-    await t.db.$executeRaw`INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players) VALUES (${big?.id}, '2026-11-20T01:00:00Z', 1, true, 1, 2)`;
-    await expect(t.db.$executeRaw`INSERT INTO server_day (game_server_id, day) VALUES (4000000000, '2026-11-20')`).rejects.toThrow(/foreign key/);
+    await t.db
+      .$executeRaw`INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, max_players) VALUES (${big?.id}, '2026-11-20T01:00:00Z', 1, true, 1, 2)`;
+    await expect(
+      t.db
+        .$executeRaw`INSERT INTO server_day (game_server_id, day) VALUES (4000000000, '2026-11-20')`,
+    ).rejects.toThrow(/foreign key/);
   });
 });
 
-describe('migration 20261124060000_counts_provenance_coverage', () => {
-  const MIGRATION = '20261124060000_counts_provenance_coverage';
+describe("migration 20261124060000_counts_provenance_coverage", () => {
+  const MIGRATION = "20261124060000_counts_provenance_coverage";
   let t: TestDatabase;
   let oldDir: string;
   beforeAll(async () => {
-    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
     for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
       cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
     }
-    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
   });
   afterAll(async () => {
     await t?.drop();
@@ -155,31 +203,51 @@ describe('migration 20261124060000_counts_provenance_coverage', () => {
 
     expect((await migrate(t.url)).applied[0]).toBe(MIGRATION);
 
-    const servers = await t.db.gameServer.findMany({ orderBy: { queryPort: 'asc' }, select: { playersSource: true } });
-    expect(servers.map((s) => s.playersSource)).toEqual(['A2S_INFO', 'LEGACY_STATUS', 'MANAGEMENT', 'STEAM_WEB_API', null]);
-    const runs = await t.db.crawlRun.findMany({ orderBy: { region: 'asc' }, select: { truncation: true, cappedParts: true } });
-    expect(runs).toEqual([{ truncation: null, cappedParts: 0 }, { truncation: 'CUT_SHORT', cappedParts: 0 }]);
-    expect(await t.db.crawl.findFirstOrThrow()).toMatchObject({ listedAt: new Date('2026-11-20T00:02:00Z'), timedOut: 0, refused: 0, queriedAt: null });
+    const servers = await t.db.gameServer.findMany({
+      orderBy: { queryPort: "asc" },
+      select: { playersSource: true },
+    });
+    expect(servers.map((s) => s.playersSource)).toEqual([
+      "A2S_INFO",
+      "LEGACY_STATUS",
+      "MANAGEMENT",
+      "STEAM_WEB_API",
+      null,
+    ]);
+    const runs = await t.db.crawlRun.findMany({
+      orderBy: { region: "asc" },
+      select: { truncation: true, cappedParts: true },
+    });
+    expect(runs).toEqual([
+      { truncation: null, cappedParts: 0 },
+      { truncation: "CUT_SHORT", cappedParts: 0 },
+    ]);
+    expect(await t.db.crawl.findFirstOrThrow()).toMatchObject({
+      listedAt: new Date("2026-11-20T00:02:00Z"),
+      timedOut: 0,
+      refused: 0,
+      queriedAt: null,
+    });
   });
 });
 
-describe('migration 20261124120000_population_min_fake_reasons', () => {
-  const MIGRATION = '20261124120000_population_min_fake_reasons';
+describe("migration 20261124120000_population_min_fake_reasons", () => {
+  const MIGRATION = "20261124120000_population_min_fake_reasons";
   let t: TestDatabase;
   let oldDir: string;
   beforeAll(async () => {
-    oldDir = mkdtempSync(path.join(tmpdir(), 'gsindex-migrations-'));
+    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
     for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
       cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
     }
-    t = await createTestDatabase('gsindex_test', { migrationsDir: oldDir });
+    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
   });
   afterAll(async () => {
     await t?.drop();
     rmSync(oldDir, { recursive: true, force: true });
   });
 
-  it('gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average', async () => {
+  it("gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average", async () => {
     await t.db.$executeRawUnsafe(`
       INSERT INTO game_server (address, query_port, suspected_fake) VALUES ('192.0.2.1', 1, true), ('192.0.2.1', 2, false);
       INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg) VALUES
@@ -187,9 +255,19 @@ describe('migration 20261124120000_population_min_fake_reasons', () => {
         ('HOUR', 'ALL', '', '2026-11-20T01:00:00Z', 10, 10, 100.5, 120, 0);`);
     cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
     expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
-    const servers = await t.db.$queryRaw<{ query_port: number; reasons: string[] }[]>`SELECT query_port, fake_reasons::text[] AS reasons FROM game_server ORDER BY query_port`;
-    expect(servers).toEqual([{ query_port: 1, reasons: ['PORT_FARM'] }, { query_port: 2, reasons: [] }]);
-    const buckets = await t.db.$queryRaw<{ peak: number; low: number }[]>`SELECT players_peak AS peak, players_min AS low FROM population_rollup ORDER BY bucket_at`;
-    expect(buckets).toEqual([{ peak: 242523, low: 0 }, { peak: 120, low: 0 }]);
+    const servers = await t.db.$queryRaw<
+      { query_port: number; reasons: string[] }[]
+    >`SELECT query_port, fake_reasons::text[] AS reasons FROM game_server ORDER BY query_port`;
+    expect(servers).toEqual([
+      { query_port: 1, reasons: ["PORT_FARM"] },
+      { query_port: 2, reasons: [] },
+    ]);
+    const buckets = await t.db.$queryRaw<
+      { peak: number; low: number }[]
+    >`SELECT players_peak AS peak, players_min AS low FROM population_rollup ORDER BY bucket_at`;
+    expect(buckets).toEqual([
+      { peak: 242523, low: 0 },
+      { peak: 120, low: 0 },
+    ]);
   });
 });

@@ -4,19 +4,31 @@
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import type { BenchOptions } from '../lib/args';
-import { connect, createBenchDb } from '../lib/bench-db';
-import { repoRoot, RUN_OCTET, spawnNode, stopChild } from '../lib/child';
-import { deleteRedisPrefix } from '../../src/shared/redis-prefix';
-import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from '../lib/heap-snapshot';
-import { latestProfile, profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
-import { CpuMeter, cpuMsByName, cpuMsOf, currentRssBytes, peakRssBytes, treePids } from '../lib/procs';
-import { mib, num, seconds, table, type PartResult, type Verdict } from '../lib/report';
-import { startSimulator } from '../lib/simulator';
-import { startSimValveMaster } from '../../src/simulator/master';
-import { behaviourOf } from '../../src/simulator/make-fleet';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import type { BenchOptions } from "../lib/args";
+import { connect, createBenchDb } from "../lib/bench-db";
+import { repoRoot, RUN_OCTET, spawnNode, stopChild } from "../lib/child";
+import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
+import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
+import {
+  latestProfile,
+  profileMarkdown,
+  summariseProfile,
+  type ProfileSummary,
+} from "../lib/profile";
+import {
+  CpuMeter,
+  cpuMsByName,
+  cpuMsOf,
+  currentRssBytes,
+  peakRssBytes,
+  treePids,
+} from "../lib/procs";
+import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
+import { startSimulator } from "../lib/simulator";
+import { startSimValveMaster } from "../../src/simulator/master";
+import { behaviourOf } from "../../src/simulator/make-fleet";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
@@ -63,39 +75,61 @@ export interface CrawlRun {
 
 /** The kernel's UDP counters (all sockets of the machine): datagrams dropped for a full receive buffer. */
 function udpCounters(): { inErrors: number; rcvbufErrors: number } {
-  const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
-  const names = (lines[0] ?? '').split(/\s+/).slice(1);
-  const values = (lines[1] ?? '').split(/\s+/).slice(1).map(Number);
+  const lines = readFileSync("/proc/net/snmp", "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("Udp:"));
+  const names = (lines[0] ?? "").split(/\s+/).slice(1);
+  const values = (lines[1] ?? "").split(/\s+/).slice(1).map(Number);
   const get = (name: string): number => values[names.indexOf(name)] ?? 0;
-  return { inErrors: get('InErrors'), rcvbufErrors: get('RcvbufErrors') };
+  return { inErrors: get("InErrors"), rcvbufErrors: get("RcvbufErrors") };
 }
 
 /** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
 function machineBusyMs(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
   const f = line.trim().split(/\s+/).slice(1).map(Number);
   const idle = (f[3] ?? 0) + (f[4] ?? 0);
   const total = f.reduce((a, b) => a + b, 0);
   return ((total - idle) * 1000) / 100;
 }
 
-export async function crawlOnce(count: number, outDir: string, log: (line: string) => void, profileDir: string | null, settings: Record<string, string> = {}): Promise<CrawlRun> {
+export async function crawlOnce(
+  count: number,
+  outDir: string,
+  log: (line: string) => void,
+  profileDir: string | null,
+  settings: Record<string, string> = {},
+): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
-  const db = await createBenchDb('crawl');
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const db = await createBenchDb("crawl");
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const prefix = `gsbench${process.pid}`;
   log(`crawl ${num(count)}: starting ${processes} simulator process(es)`);
-  const sim = await startSimulator({ servers: count, processes, hosts, basePort: 20000, jsonOut: path.join(outDir, `crawl-fleet-${count}.json`) });
-  const master = await startSimValveMaster({ fleet: sim.specs, rateLimit: false, host: '127.0.0.1', port: 0 });
+  const sim = await startSimulator({
+    servers: count,
+    processes,
+    hosts,
+    basePort: 20000,
+    jsonOut: path.join(outDir, `crawl-fleet-${count}.json`),
+  });
+  const master = await startSimValveMaster({
+    fleet: sim.specs,
+    rateLimit: false,
+    host: "127.0.0.1",
+    port: 0,
+  });
   const c = await connect(db.url);
   let crawler: ReturnType<typeof spawnNode> | null = null;
   try {
-    const sizeBefore = Number((await c.query<{ s: string }>('SELECT pg_database_size(current_database())::text AS s')).rows[0]?.s ?? 0);
+    const sizeBefore = Number(
+      (await c.query<{ s: string }>("SELECT pg_database_size(current_database())::text AS s"))
+        .rows[0]?.s ?? 0,
+    );
     const simPids = sim.child.pid === undefined ? [] : treePids(sim.child.pid);
     const simMeter = new CpuMeter(() => simPids);
-    const pgMeter = new CpuMeter(() => cpuMsByName('postgres').pids);
-    const redisMeter = new CpuMeter(() => cpuMsByName('redis-server').pids);
+    const pgMeter = new CpuMeter(() => cpuMsByName("postgres").pids);
+    const redisMeter = new CpuMeter(() => cpuMsByName("redis-server").pids);
     const machineBefore = machineBusyMs();
     const udpBefore = udpCounters();
     const env: NodeJS.ProcessEnv = {
@@ -103,53 +137,90 @@ export async function crawlOnce(count: number, outDir: string, log: (line: strin
       DATABASE_URL: db.url,
       REDIS_URL: redisUrl,
       GSINDEX_QUEUE_PREFIX: prefix,
-      MASTER_SOURCES: JSON.stringify([{ name: 'bench-master', kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, intervalMs: 3_600_000, options: { requestsPerMinute: 0 } }]),
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+      MASTER_SOURCES: JSON.stringify([
+        {
+          name: "bench-master",
+          kind: "VALVE_UDP",
+          host: master.address.host,
+          port: master.address.port,
+          intervalMs: 3_600_000,
+          options: { requestsPerMinute: 0 },
+        },
+      ]),
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       // 10,000 simulated servers per loopback address: not a farm of fakes.
-      FARM_RULE_EXEMPT_RANGES: '127.0.0.0/8',
-      LOG_LEVEL: 'warn',
-      MIGRATE_ON_START: 'false',
-      CRAWL_INTERVAL_MS: '3600000',
+      FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
+      LOG_LEVEL: "warn",
+      MIGRATE_ON_START: "false",
+      CRAWL_INTERVAL_MS: "3600000",
       ...settings,
     };
-    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : [];
+    const nodeArgs = profileDir
+      ? [
+          "--cpu-prof",
+          `--cpu-prof-dir=${profileDir}`,
+          "--heapsnapshot-signal=SIGUSR2",
+          `--diagnostic-dir=${profileDir}`,
+        ]
+      : [];
     let heapRssBytes: number | undefined;
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
-    crawler = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', 'scheduler', '--role', 'worker'], { env, nodeArgs, raiseFileLimit: true });
+    crawler = spawnNode(
+      path.join(repoRoot(), "bin", "gsindex.js"),
+      ["serve", "--role", "scheduler", "--role", "worker"],
+      { env, nodeArgs, raiseFileLimit: true },
+    );
     crawler.stdout?.resume();
-    let stderrTail = '';
-    let stderrLine = '';
+    let stderrTail = "";
+    let stderrLine = "";
     let failedAttempts = 0;
-    crawler.stderr?.on('data', (chunk: Buffer) => {
+    crawler.stderr?.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString()).slice(-4000);
-      const lines = (stderrLine + chunk.toString()).split('\n');
-      stderrLine = lines.pop() ?? '';
+      const lines = (stderrLine + chunk.toString()).split("\n");
+      stderrLine = lines.pop() ?? "";
       failedAttempts += lines.filter((l) => l.includes('"msg":"job failed')).length;
     });
     const crawlerPid = crawler.pid as number;
-    let row: { started_at: Date; finished_at: Date | null; listed: number; queried: number; answered: number; failed: number; written: number } | undefined;
+    let row:
+      | {
+          started_at: Date;
+          finished_at: Date | null;
+          listed: number;
+          queried: number;
+          answered: number;
+          failed: number;
+          written: number;
+        }
+      | undefined;
     let peakRss = 0;
     let startRss = NaN;
     let lastLog = 0;
     while (performance.now() - started < CRAWL_DEADLINE_MS) {
       await new Promise((r) => setTimeout(r, 250));
-      if (crawler.exitCode !== null) throw new Error(`the crawler exited (${crawler.exitCode}): ${stderrTail}`);
+      if (crawler.exitCode !== null)
+        throw new Error(`the crawler exited (${crawler.exitCode}): ${stderrTail}`);
       peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
       simMeter.sample();
       pgMeter.sample();
       redisMeter.sample();
-      row = (await c.query('SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1')).rows[0];
+      row = (
+        await c.query(
+          "SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1",
+        )
+      ).rows[0];
       if (row && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
       if (row?.finished_at) break;
       // Half way through, RSS is near its peak: ask the profiled crawler for a heap snapshot.
       if (profileDir && heapRssBytes === undefined && row && row.queried >= count / 2) {
         heapRssBytes = currentRssBytes(crawlerPid);
-        process.kill(crawlerPid, 'SIGUSR2');
+        process.kill(crawlerPid, "SIGUSR2");
       }
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
-        log(`crawl ${num(count)}: ${row ? `listed ${row.listed}, queried ${row.queried}, written ${row.written}` : 'no crawl yet'} after ${seconds(performance.now() - started, 0)}`);
+        log(
+          `crawl ${num(count)}: ${row ? `listed ${row.listed}, queried ${row.queried}, written ${row.written}` : "no crawl yet"} after ${seconds(performance.now() - started, 0)}`,
+        );
       }
     }
     const wallMs = performance.now() - started;
@@ -163,18 +234,47 @@ export async function crawlOnce(count: number, outDir: string, log: (line: strin
     await stopChild(crawler, 20_000);
     crawler = null;
 
-    const count1 = async (sql: string): Promise<number> => Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
+    const count1 = async (sql: string): Promise<number> =>
+      Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
     const rows: Record<string, number> = {};
-    for (const t of ['game_server', 'server_sample', 'server_day', 'population_rollup', 'crawl', 'crawl_run', 'crawl_batch']) rows[t] = await count1(`SELECT count(*)::text AS n FROM ${t}`);
-    const failures = (await c.query<{ code: string; n: string }>("SELECT COALESCE(last_error, '?') AS code, count(*)::text AS n FROM game_server WHERE status <> 'ONLINE' GROUP BY 1 ORDER BY 2 DESC LIMIT 5")).rows.map((r) => ({ code: r.code, servers: Number(r.n) }));
-    const sizeAfter = Number((await c.query<{ s: string }>('SELECT pg_database_size(current_database())::text AS s')).rows[0]?.s ?? 0);
+    for (const t of [
+      "game_server",
+      "server_sample",
+      "server_day",
+      "population_rollup",
+      "crawl",
+      "crawl_run",
+      "crawl_batch",
+    ])
+      rows[t] = await count1(`SELECT count(*)::text AS n FROM ${t}`);
+    const failures = (
+      await c.query<{ code: string; n: string }>(
+        "SELECT COALESCE(last_error, '?') AS code, count(*)::text AS n FROM game_server WHERE status <> 'ONLINE' GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
+      )
+    ).rows.map((r) => ({ code: r.code, servers: Number(r.n) }));
+    const sizeAfter = Number(
+      (await c.query<{ s: string }>("SELECT pg_database_size(current_database())::text AS s"))
+        .rows[0]?.s ?? 0,
+    );
     const answering = sim.specs.filter((s) => {
       const b = behaviourOf(s);
       return !b.silent && !b.malformed;
     });
     const behaviours = sim.specs.map((s) => behaviourOf(s));
-    const fleetOdd = { silent: behaviours.filter((b) => b.silent).length, slow: behaviours.filter((b) => b.delayMs > 0).length, lossy: behaviours.filter((b) => b.lossRate > 0).length };
-    const expected = JSON.stringify(answering.map((s) => ({ address: s.host, port: s.queryPort, name: s.state.name, map: s.state.map, players: Math.min(s.state.players, 255) })));
+    const fleetOdd = {
+      silent: behaviours.filter((b) => b.silent).length,
+      slow: behaviours.filter((b) => b.delayMs > 0).length,
+      lossy: behaviours.filter((b) => b.lossRate > 0).length,
+    };
+    const expected = JSON.stringify(
+      answering.map((s) => ({
+        address: s.host,
+        port: s.queryPort,
+        name: s.state.name,
+        map: s.state.map,
+        players: Math.min(s.state.players, 255),
+      })),
+    );
     const statesMatching = await count1(
       `SELECT count(*)::text AS n FROM game_server g JOIN jsonb_to_recordset('${expected.replace(/'/g, "''")}'::jsonb) AS x(address text, port int, name text, map text, players int)
        ON g.address = x.address AND g.query_port = x.port WHERE g.status = 'ONLINE' AND g.name = x.name AND g.map = x.map AND g.players = x.players`,
@@ -184,7 +284,7 @@ export async function crawlOnce(count: number, outDir: string, log: (line: strin
     if (profileDir) {
       const file = latestProfile(profileDir);
       if (file) profile = summariseProfile(file);
-      const snapshot = readdirSync(profileDir).find((f) => f.endsWith('.heapsnapshot'));
+      const snapshot = readdirSync(profileDir).find((f) => f.endsWith(".heapsnapshot"));
       if (snapshot) heap = summariseHeapSnapshot(path.join(profileDir, snapshot));
     }
     return {
@@ -234,14 +334,14 @@ const BATCH_SIZE = 250;
 
 /** What limits the crawl, from its own numbers (and the crawler's profile when there is one). */
 function limitsOf(r: CrawlRun, profile: ProfileSummary | undefined): string {
-  const idle = (profile?.byOrigin.find((o) => o.origin.startsWith('idle'))?.share ?? NaN) * 100;
+  const idle = (profile?.byOrigin.find((o) => o.origin.startsWith("idle"))?.share ?? NaN) * 100;
   const coresMs = 2 * r.wallMs;
   const machineShare = (r.machineCpuMs / coresMs) * 100;
   const perServer = (ms: number): string => `${num(ms / Math.max(1, r.servers), 2)} ms`;
   return (
     `What limits it: queries run ${QUERY_CONCURRENCY} in flight per worker process (QUERY_CONCURRENCY), shared by ${WORKER_CONCURRENCY} overlapping batch jobs of ${BATCH_SIZE} servers (WORKER_CONCURRENCY), so while one batch waits for its silent servers (the full 1,500 ms INFO timeout) and slow ones (up to ~4.5 s), the others keep the slots busy. ` +
     `The crawler process was busy ${num((r.crawlerCpuMs / r.wallMs) * 100, 0)} % of the wall time (${seconds(r.crawlerCpuMs, 1)} CPU in ${seconds(r.wallMs, 1)})` +
-    (Number.isFinite(idle) ? `, its profile ${num(idle, 0)} % idle` : '') +
+    (Number.isFinite(idle) ? `, its profile ${num(idle, 0)} % idle` : "") +
     `; the machine's two cores were ${num(machineShare, 0)} % busy (${seconds(r.machineCpuMs, 1)} of ${seconds(coresMs, 1)}). ` +
     `Per server crawled, the crawler used ${perServer(r.crawlerCpuMs)} of CPU, PostgreSQL ${perServer(r.postgresCpuMs)} and the simulated fleet itself ${perServer(r.simulatorCpuMs)}: ` +
     `on this machine the fleet, the database and the crawler share two cores, so when they are near saturation the crawl is CPU-bound, and 100,000 servers in 60 s would need the three together to stay under ${num((2 * 60_000) / 100_000, 2)} ms of CPU per server. ` +
@@ -249,23 +349,31 @@ function limitsOf(r: CrawlRun, profile: ProfileSummary | undefined): string {
   );
 }
 
-export async function runCrawlPart(options: BenchOptions, outDir: string, log: (line: string) => void): Promise<PartResult> {
+export async function runCrawlPart(
+  options: BenchOptions,
+  outDir: string,
+  log: (line: string) => void,
+): Promise<PartResult> {
   const started = Date.now();
   const runs: CrawlRun[] = [];
   for (const count of options.crawlFleets) {
     const run = await crawlOnce(count, outDir, log, null);
-    log(`crawl ${num(count)}: ${run.finished ? 'finished' : 'NOT finished'} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`);
+    log(
+      `crawl ${num(count)}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
+    );
     runs.push(run);
   }
   if (Object.keys(options.crawlTuned).length > 0) {
     const count = Math.max(...options.crawlFleets);
     const run = await crawlOnce(count, outDir, log, null, options.crawlTuned);
-    log(`crawl ${num(count)} tuned: ${run.finished ? 'finished' : 'NOT finished'} in ${seconds(run.wallMs)}, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`);
+    log(
+      `crawl ${num(count)} tuned: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
+    );
     runs.push(run);
   }
   let profiled: CrawlRun | undefined;
   if (!options.noProfile) {
-    const dir = path.join(outDir, 'prof-crawl');
+    const dir = path.join(outDir, "prof-crawl");
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     const count = Math.min(...options.crawlFleets);
@@ -273,11 +381,17 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
     log(`crawl ${num(count)} (profiled): ${seconds(profiled.wallMs)}`);
   }
   const rows = runs.map((r) => [
-    `${num(r.servers)}${Object.keys(r.settings).length > 0 ? ` (tuned: ${Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`,
+    `${num(r.servers)}${
+      Object.keys(r.settings).length > 0
+        ? ` (tuned: ${Object.entries(r.settings)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", ")})`
+        : ""
+    }`,
     r.finished ? `**${seconds(r.wallMs, 1)}**` : `not finished after ${seconds(r.wallMs, 0)}`,
     seconds(r.dbMs, 1),
     `**${num(r.servers / (r.wallMs / 1000))}**`,
-    `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(', ') || 'none'}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
+    `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(", ") || "none"}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
     `crawler ${seconds(r.crawlerCpuMs, 1)}, simulators ${seconds(r.simulatorCpuMs, 1)}, PostgreSQL ${seconds(r.postgresCpuMs, 1)}, Redis ${seconds(r.redisCpuMs, 1)}; machine ${seconds(r.machineCpuMs, 1)} of ${seconds(r.wallMs * 2, 1)}`,
     `**${mib(r.crawlerPeakRssBytes)}** (${mib(r.crawlerStartRssBytes)} when the crawl started)`,
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
@@ -289,34 +403,83 @@ export async function runCrawlPart(options: BenchOptions, outDir: string, log: (
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,
-      target: big?.servers === 100_000 ? '< 60 s' : '< 60 s for 100,000 (not run at that size)',
-      measured: big ? (big.finished ? seconds(big.wallMs, 1) : `not finished in ${seconds(big.wallMs, 0)}`) : 'n/a',
+      target: big?.servers === 100_000 ? "< 60 s" : "< 60 s for 100,000 (not run at that size)",
+      measured: big
+        ? big.finished
+          ? seconds(big.wallMs, 1)
+          : `not finished in ${seconds(big.wallMs, 0)}`
+        : "n/a",
       met: big && big.servers === 100_000 ? big.finished && big.wallMs < TARGET_100K_MS : null,
-      gap: big ? (big.finished ? `${num(big.wallMs / TARGET_100K_MS, 1)}x the target time` : 'did not finish') : 'n/a',
+      gap: big
+        ? big.finished
+          ? `${num(big.wallMs / TARGET_100K_MS, 1)}x the target time`
+          : "did not finish"
+        : "n/a",
     },
-    { what: 'crawler peak RSS', target: '< 400 MB', measured: mib(worstRss), met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null, gap: `${mib(worstRss - TARGET_RSS_BYTES)} over` },
+    {
+      what: "crawler peak RSS",
+      target: "< 400 MB",
+      measured: mib(worstRss),
+      met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null,
+      gap: `${mib(worstRss - TARGET_RSS_BYTES)} over`,
+    },
   ];
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
-      'the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. ' +
+      "the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. " +
       `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',
-    '',
-    table(['servers', 'wall', 'in database', 'servers/s', 'outcome', 'CPU', 'crawler peak RSS', 'rows written', 'bytes written'], rows),
-    '',
-    ...verdicts.map((v) => `Target: ${v.what} ${v.target}: **${v.measured}**, ${v.met === null ? 'not measured' : v.met ? 'met' : 'missed'}.`),
-    '',
+    "",
+    table(
+      [
+        "servers",
+        "wall",
+        "in database",
+        "servers/s",
+        "outcome",
+        "CPU",
+        "crawler peak RSS",
+        "rows written",
+        "bytes written",
+      ],
+      rows,
+    ),
+    "",
+    ...verdicts.map(
+      (v) =>
+        `Target: ${v.what} ${v.target}: **${v.measured}**, ${v.met === null ? "not measured" : v.met ? "met" : "missed"}.`,
+    ),
+    "",
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
-    '',
+    "",
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
-    ...(profiled?.heap ? ['', `Why the crawler's RSS grows with the fleet (${mib(runs[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(runs[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(runs[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`, '', heapMarkdown(profiled.heap, profiled.heapRssBytes ?? NaN, `the crawler half way through the profiled ${num(profiled.servers)}-server crawl`)] : []),
-    ...(profiled?.profile ? ['', profileMarkdown(profiled.profile, `the crawler during a separate ${num(profiled.servers)}-server crawl (node --cpu-prof on gsindex serve; ${seconds(profiled.wallMs, 1)} with the profiler on)`)] : []),
-  ].join('\n');
+    ...(profiled?.heap
+      ? [
+          "",
+          `Why the crawler's RSS grows with the fleet (${mib(runs[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(runs[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(runs[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`,
+          "",
+          heapMarkdown(
+            profiled.heap,
+            profiled.heapRssBytes ?? NaN,
+            `the crawler half way through the profiled ${num(profiled.servers)}-server crawl`,
+          ),
+        ]
+      : []),
+    ...(profiled?.profile
+      ? [
+          "",
+          profileMarkdown(
+            profiled.profile,
+            `the crawler during a separate ${num(profiled.servers)}-server crawl (node --cpu-prof on gsindex serve; ${seconds(profiled.wallMs, 1)} with the profiler on)`,
+          ),
+        ]
+      : []),
+  ].join("\n");
   return {
-    id: 'crawl',
-    title: 'End-to-end crawl',
+    id: "crawl",
+    title: "End-to-end crawl",
     markdown,
-    commands: [`npm run bench -- --only crawl --crawl-fleets ${options.crawlFleets.join(',')}`],
+    commands: [`npm run bench -- --only crawl --crawl-fleets ${options.crawlFleets.join(",")}`],
     verdicts,
     data: { runs, profiled },
     wallMs: Date.now() - started,

@@ -1,7 +1,16 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
-import { parseArgs } from 'node:util';
+import { parseArgs } from "node:util";
 
-export const PART_IDS = ['query', 'decode', 'crawl', 'queue', 'storage', 'api', 'web', 'scale'] as const;
+export const PART_IDS = [
+  "query",
+  "decode",
+  "crawl",
+  "queue",
+  "storage",
+  "api",
+  "web",
+  "scale",
+] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
@@ -35,8 +44,9 @@ export interface BenchOptions {
 }
 
 function ints(text: string, name: string): number[] {
-  const values = text.split(',').map((t) => Number(t.trim()));
-  if (values.some((v) => !Number.isInteger(v) || v <= 0)) throw new Error(`--${name} takes positive whole numbers, comma separated`);
+  const values = text.split(",").map((t) => Number(t.trim()));
+  if (values.some((v) => !Number.isInteger(v) || v <= 0))
+    throw new Error(`--${name} takes positive whole numbers, comma separated`);
   return values;
 }
 
@@ -50,50 +60,62 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      only: { type: 'string' },
-      'query-servers': { type: 'string' },
-      concurrency: { type: 'string' },
-      'decode-ms': { type: 'string' },
-      'crawl-fleets': { type: 'string' },
-      'crawl-tuned': { type: 'string' },
-      'storage-servers': { type: 'string' },
-      'storage-days': { type: 'string' },
-      'raw-servers': { type: 'string' },
-      'api-seconds': { type: 'string' },
-      'api-connections': { type: 'string' },
-      'scale-servers': { type: 'string' },
-      'scale-workers': { type: 'string' },
-      out: { type: 'string' },
-      'keep-db': { type: 'boolean' },
-      'no-profile': { type: 'boolean' },
-      small: { type: 'boolean' },
+      only: { type: "string" },
+      "query-servers": { type: "string" },
+      concurrency: { type: "string" },
+      "decode-ms": { type: "string" },
+      "crawl-fleets": { type: "string" },
+      "crawl-tuned": { type: "string" },
+      "storage-servers": { type: "string" },
+      "storage-days": { type: "string" },
+      "raw-servers": { type: "string" },
+      "api-seconds": { type: "string" },
+      "api-connections": { type: "string" },
+      "scale-servers": { type: "string" },
+      "scale-workers": { type: "string" },
+      out: { type: "string" },
+      "keep-db": { type: "boolean" },
+      "no-profile": { type: "boolean" },
+      small: { type: "boolean" },
     },
   });
   const small = values.small === true;
-  const only = values.only === undefined ? [...PART_IDS] : values.only.split(',').map((p) => p.trim());
-  for (const id of only) if (!(PART_IDS as readonly string[]).includes(id)) throw new Error(`--only: unknown part ${id} (parts: ${PART_IDS.join(', ')})`);
+  const only =
+    values.only === undefined ? [...PART_IDS] : values.only.split(",").map((p) => p.trim());
+  for (const id of only)
+    if (!(PART_IDS as readonly string[]).includes(id))
+      throw new Error(`--only: unknown part ${id} (parts: ${PART_IDS.join(", ")})`);
   return {
     only: only as PartId[],
-    queryServers: int(values['query-servers'], 'query-servers', small ? 500 : 5000),
-    queryConcurrency: values.concurrency !== undefined ? ints(values.concurrency, 'concurrency') : [100, 500],
-    decodeMs: int(values['decode-ms'], 'decode-ms', small ? 500 : 2000),
-    crawlFleets: values['crawl-fleets'] !== undefined ? ints(values['crawl-fleets'], 'crawl-fleets') : small ? [2000] : [10_000, 100_000],
+    queryServers: int(values["query-servers"], "query-servers", small ? 500 : 5000),
+    queryConcurrency:
+      values.concurrency !== undefined ? ints(values.concurrency, "concurrency") : [100, 500],
+    decodeMs: int(values["decode-ms"], "decode-ms", small ? 500 : 2000),
+    crawlFleets:
+      values["crawl-fleets"] !== undefined
+        ? ints(values["crawl-fleets"], "crawl-fleets")
+        : small
+          ? [2000]
+          : [10_000, 100_000],
     crawlTuned: Object.fromEntries(
-      (values['crawl-tuned'] ?? '')
-        .split(',')
+      (values["crawl-tuned"] ?? "")
+        .split(",")
         .map((kv) => kv.trim())
-        .filter((kv) => kv.includes('='))
-        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+        .filter((kv) => kv.includes("="))
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     ),
-    storageServers: int(values['storage-servers'], 'storage-servers', small ? 2000 : 100_000),
-    storageDays: int(values['storage-days'], 'storage-days', small ? 8 : 30),
-    rawServers: int(values['raw-servers'], 'raw-servers', small ? 1000 : 10_000),
-    apiSeconds: int(values['api-seconds'], 'api-seconds', small ? 3 : 10),
-    apiConnections: int(values['api-connections'], 'api-connections', 10),
-    scaleServers: int(values['scale-servers'], 'scale-servers', small ? 2000 : 20_000),
-    scaleWorkers: values['scale-workers'] !== undefined ? ints(values['scale-workers'], 'scale-workers') : [1, 2, 4],
-    out: values.out ?? 'docs/BENCHMARKS.md',
-    keepDb: values['keep-db'] === true,
-    noProfile: values['no-profile'] === true,
+    storageServers: int(values["storage-servers"], "storage-servers", small ? 2000 : 100_000),
+    storageDays: int(values["storage-days"], "storage-days", small ? 8 : 30),
+    rawServers: int(values["raw-servers"], "raw-servers", small ? 1000 : 10_000),
+    apiSeconds: int(values["api-seconds"], "api-seconds", small ? 3 : 10),
+    apiConnections: int(values["api-connections"], "api-connections", 10),
+    scaleServers: int(values["scale-servers"], "scale-servers", small ? 2000 : 20_000),
+    scaleWorkers:
+      values["scale-workers"] !== undefined
+        ? ints(values["scale-workers"], "scale-workers")
+        : [1, 2, 4],
+    out: values.out ?? "docs/BENCHMARKS.md",
+    keepDb: values["keep-db"] === true,
+    noProfile: values["no-profile"] === true,
   };
 }

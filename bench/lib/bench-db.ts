@@ -3,11 +3,11 @@
  * (dropped first if a previous run left one), migrated with the project's own runner, dropped at the
  * end unless --keep-db.
  */
-import { Client } from 'pg';
-import path from 'node:path';
-import { migrate } from '../../src/migrate';
-import { withDatabase } from '../../src/shared/services';
-import { repoRoot, RUN_OCTET } from './child';
+import { Client } from "pg";
+import path from "node:path";
+import { migrate } from "../../src/migrate";
+import { withDatabase } from "../../src/shared/services";
+import { repoRoot, RUN_OCTET } from "./child";
 
 export interface BenchDb {
   name: string;
@@ -16,11 +16,15 @@ export interface BenchDb {
 }
 
 export function adminDatabaseUrl(): string {
-  return process.env.BENCH_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  return (
+    process.env.BENCH_ADMIN_DATABASE_URL ??
+    process.env.DATABASE_URL ??
+    "postgres://postgres@127.0.0.1:5432/postgres"
+  );
 }
 
 async function admin<T>(body: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: withDatabase(adminDatabaseUrl(), 'postgres') });
+  const client = new Client({ connectionString: withDatabase(adminDatabaseUrl(), "postgres") });
   await client.connect();
   try {
     return await body(client);
@@ -37,21 +41,29 @@ export async function createBenchDb(part: string): Promise<BenchDb> {
     await c.query(`CREATE DATABASE ${name}`);
   });
   const url = withDatabase(adminDatabaseUrl(), name);
-  await migrate(url, { dir: path.join(repoRoot(), 'prisma', 'migrations') });
-  return { name, url, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+  await migrate(url, { dir: path.join(repoRoot(), "prisma", "migrations") });
+  return {
+    name,
+    url,
+    drop: () =>
+      admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
 }
 
 /** A connected pg client for bulk SQL; `SET` options apply to this session only. */
 export async function connect(url: string): Promise<Client> {
   const client = new Client({ connectionString: url });
   await client.connect();
-  await client.query('SET statement_timeout = 0');
+  await client.query("SET statement_timeout = 0");
   return client;
 }
 
 /** Size on disk of the named relations with their indexes and TOAST (pg_total_relation_size). */
 export async function totalBytes(client: Client, relations: string[]): Promise<number> {
   if (relations.length === 0) return 0;
-  const r = await client.query<{ b: string }>('SELECT COALESCE(sum(pg_total_relation_size(quote_ident(x)::regclass)), 0)::text AS b FROM unnest($1::text[]) AS x', [relations]);
+  const r = await client.query<{ b: string }>(
+    "SELECT COALESCE(sum(pg_total_relation_size(quote_ident(x)::regclass)), 0)::text AS b FROM unnest($1::text[]) AS x",
+    [relations],
+  );
   return Number(r.rows[0]?.b ?? 0);
 }

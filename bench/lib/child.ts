@@ -3,9 +3,9 @@
  * are its own. The child prints JSON lines on stdout; the line starting with {"result" is its answer.
  * Optionally with --cpu-prof into a directory, summarised by profile.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import path from 'node:path';
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import path from "node:path";
 
 export interface ChildRun<T> {
   result: T;
@@ -26,43 +26,66 @@ export interface ChildOptions {
 
 /** Absolute path of a compiled bench script: benchScript('query/contender') -> dist-bench/bench/query/contender.js */
 export function benchScript(name: string): string {
-  return path.resolve(__dirname, '..', `${name}.js`);
+  return path.resolve(__dirname, "..", `${name}.js`);
 }
 
 /** The repository root (dist-bench/bench/lib -> ../../..). */
 export function repoRoot(): string {
-  return path.resolve(__dirname, '..', '..', '..');
+  return path.resolve(__dirname, "..", "..", "..");
 }
 
-export function spawnNode(script: string, args: string[], options: ChildOptions = {}): ChildProcess {
+export function spawnNode(
+  script: string,
+  args: string[],
+  options: ChildOptions = {},
+): ChildProcess {
   const nodeArgs = [...(options.nodeArgs ?? []), script, ...args];
   const env = options.env ?? process.env;
   if (options.raiseFileLimit) {
-    return spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', 'sh', process.execPath, ...nodeArgs], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    return spawn(
+      "/bin/sh",
+      [
+        "-c",
+        'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"',
+        "sh",
+        process.execPath,
+        ...nodeArgs,
+      ],
+      { env, stdio: ["pipe", "pipe", "pipe"] },
+    );
   }
-  return spawn(process.execPath, nodeArgs, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, nodeArgs, { env, stdio: ["pipe", "pipe", "pipe"] });
 }
 
 /** Runs a script to its end and returns its {"result": ...} line. */
-export function runChild<T>(script: string, args: string[], options: ChildOptions = {}): Promise<ChildRun<T>> {
+export function runChild<T>(
+  script: string,
+  args: string[],
+  options: ChildOptions = {},
+): Promise<ChildRun<T>> {
   return new Promise<ChildRun<T>>((resolve, reject) => {
     const child = spawnNode(script, args, options);
     let result: T | undefined;
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20 * 60_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20 * 60_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
     });
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.on('line', (line) => {
+    lines.on("line", (line) => {
       if (line.startsWith('{"result"')) result = (JSON.parse(line) as { result: T }).result;
       else options.onLine?.(line);
     });
-    child.on('error', reject);
-    child.on('close', (code) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
       clearTimeout(timer);
-      if (result === undefined) reject(new Error(`${path.basename(script)} ${args.join(' ')} ended (${code}) without a result:\n${stderr.slice(-3000)}`));
+      if (result === undefined)
+        reject(
+          new Error(
+            `${path.basename(script)} ${args.join(" ")} ended (${code}) without a result:\n${stderr.slice(-3000)}`,
+          ),
+        );
       else resolve({ result, exitCode: code, stderr });
     });
   });
@@ -74,23 +97,30 @@ export function reportResult(result: unknown): void {
 }
 
 /** Waits for a line from a long-running child (e.g. a simulator's {"ready"...}). */
-export function waitForLine(child: ChildProcess, test: (line: string) => boolean, timeoutMs: number): Promise<string> {
+export function waitForLine(
+  child: ChildProcess,
+  test: (line: string) => boolean,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
-    const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line after ${timeoutMs} ms: ${stderr}`)),
+      timeoutMs,
+    );
     const onExit = (code: number | null): void => {
       clearTimeout(timer);
       reject(new Error(`child exited (${code}) before it was ready: ${stderr}`));
     };
-    child.once('exit', onExit);
-    lines.on('line', (line) => {
+    child.once("exit", onExit);
+    lines.on("line", (line) => {
       if (!test(line)) return;
       clearTimeout(timer);
-      child.off('exit', onExit);
+      child.off("exit", onExit);
       resolve(line);
     });
   });
@@ -103,12 +133,12 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
       resolve();
       return;
     }
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill("SIGTERM");
   });
 }
 
@@ -122,7 +152,11 @@ export interface ProcessCost {
 
 export function processCost(since: NodeJS.CpuUsage): ProcessCost {
   const cpu = process.cpuUsage(since);
-  return { cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+  return {
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /** CPU and memory of processes from /proc (Linux): a process with its descendants, or by command name. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_SECOND = 100;
 
@@ -12,12 +12,17 @@ interface ProcStat {
 
 function readStat(pid: number): ProcStat | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const open = stat.indexOf("(");
+    const close = stat.lastIndexOf(")");
+    const fields = stat.slice(close + 2).split(" ");
     // After "pid (comm) ": state ppid ... utime(12) stime(13), 0-based.
-    return { pid, ppid: Number(fields[1]), comm: stat.slice(open + 1, close), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      comm: stat.slice(open + 1, close),
+      cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+    };
   } catch {
     return null;
   }
@@ -25,7 +30,7 @@ function readStat(pid: number): ProcStat | null {
 
 function allStats(): ProcStat[] {
   const out: ProcStat[] = [];
-  for (const name of readdirSync('/proc')) {
+  for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     const s = readStat(Number(name));
     if (s) out.push(s);
@@ -94,7 +99,7 @@ export class CpuMeter {
 /** Peak RSS (VmHWM) of a running process. */
 export function peakRssBytes(pid: number): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) * 1024 : NaN;
   } catch {
     return NaN;
@@ -103,7 +108,7 @@ export function peakRssBytes(pid: number): number {
 
 export function currentRssBytes(pid: number): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) * 1024 : NaN;
   } catch {
     return NaN;

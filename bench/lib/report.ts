@@ -27,14 +27,18 @@ export interface Verdict {
 
 /** A markdown table; cells are written as given. */
 export function table(header: string[], rows: Array<Array<string | number>>): string {
-  const line = (cells: Array<string | number>): string => `| ${cells.map((c) => String(c)).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+  const line = (cells: Array<string | number>): string =>
+    `| ${cells.map((c) => String(c)).join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 /** 12345.6 -> "12,346"; small numbers keep `digits` decimals. */
 export function num(value: number, digits = 0): string {
   if (!Number.isFinite(value)) return String(value);
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
 }
 
 export function mib(bytes: number): string {
@@ -47,11 +51,11 @@ export function seconds(ms: number, digits = 2): string {
 
 /** "3.4x" */
 export function ratio(a: number, b: number): string {
-  if (!(b > 0)) return 'n/a';
+  if (!(b > 0)) return "n/a";
   return `${num(a / b, 2)}x`;
 }
 
 export function verdictText(v: Verdict): string {
-  if (v.met === null) return 'not measured';
-  return v.met ? 'met' : `**missed**${v.gap ? ` (${v.gap})` : ''}`;
+  if (v.met === null) return "not measured";
+  return v.met ? "met" : `**missed**${v.gap ? ` (${v.gap})` : ""}`;
 }

@@ -2,12 +2,12 @@
  * Starts `gsindex simulate` (the project's own CLI, compiled in dist/) as a child and waits until every
  * server is up; the fleet (SimServerSpec[]) is read back from its --json-out file.
  */
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { SimServerSpec } from '../../src/simulator/fleet-spec';
-import type { FleetMix } from '../../src/simulator/make-fleet';
-import { repoRoot, spawnNode, stopChild, waitForLine } from './child';
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import type { FleetMix } from "../../src/simulator/make-fleet";
+import { repoRoot, spawnNode, stopChild, waitForLine } from "./child";
 
 export interface SimulatorOptions {
   servers: number;
@@ -27,21 +27,45 @@ export interface RunningSimulator {
 }
 
 /** A fleet where every server answers all three queries: what a throughput race needs. */
-export const ANSWERING_MIX: Partial<FleetMix> = { silent: 0, lossy: 0, slow: 0, malformed: 0, legacyChallenge: 0, noRules: 0, duplicating: 0 };
+export const ANSWERING_MIX: Partial<FleetMix> = {
+  silent: 0,
+  lossy: 0,
+  slow: 0,
+  malformed: 0,
+  legacyChallenge: 0,
+  noRules: 0,
+  duplicating: 0,
+};
 
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
-  const args = ['simulate', '--servers', String(options.servers), '--processes', String(options.processes ?? 1), '--hosts', options.hosts.join(','), '--base-port', String(options.basePort), '--seed', String(options.seed ?? 1), '--json-out', options.jsonOut];
-  if (options.mix) args.push('--mix', JSON.stringify(options.mix));
-  const child = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), args, { raiseFileLimit: true });
-  child.stdin?.on('error', () => undefined);
+  const args = [
+    "simulate",
+    "--servers",
+    String(options.servers),
+    "--processes",
+    String(options.processes ?? 1),
+    "--hosts",
+    options.hosts.join(","),
+    "--base-port",
+    String(options.basePort),
+    "--seed",
+    String(options.seed ?? 1),
+    "--json-out",
+    options.jsonOut,
+  ];
+  if (options.mix) args.push("--mix", JSON.stringify(options.mix));
+  const child = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), args, {
+    raiseFileLimit: true,
+  });
+  child.stdin?.on("error", () => undefined);
   try {
-    await waitForLine(child, (line) => line.startsWith('simulating'), 10 * 60_000);
+    await waitForLine(child, (line) => line.startsWith("simulating"), 10 * 60_000);
   } catch (err) {
     await stopChild(child);
     throw err;
   }
   child.stdout?.resume();
-  const fleet = JSON.parse(readFileSync(options.jsonOut, 'utf8')) as { servers: SimServerSpec[] };
+  const fleet = JSON.parse(readFileSync(options.jsonOut, "utf8")) as { servers: SimServerSpec[] };
   return { specs: fleet.servers, child, stop: () => stopChild(child, 15_000) };
 }
 
@@ -49,8 +73,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 export function procCpuMs(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of stat, 12 and 13 after "pid (comm) ".
     const ticks = Number(fields[11]) + Number(fields[12]);
     return (ticks * 1000) / 100;
@@ -63,7 +87,7 @@ export function procCpuMs(pid: number | undefined): number {
 export function procPeakRssBytes(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const m = /VmHWM:\s+(\d+) kB/.exec(status);
     return m ? Number(m[1]) * 1024 : NaN;
   } catch {

@@ -3,14 +3,14 @@
  * checks its answers against the specs (after the clock stops) and reports.
  * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --send-wait-ms W --sends N
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { SimServerSpec } from '../../src/simulator/fleet-spec';
-import { processCost, reportResult, type ProcessCost } from '../lib/child';
-import { startSectionProfile } from '../lib/cpu-profile';
-import { score, type Answer, type Correctness } from './answer';
-import { makeContender, type ContenderId } from './contenders';
-import { countDatagrams } from './datagram-count';
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { processCost, reportResult, type ProcessCost } from "../lib/child";
+import { startSectionProfile } from "../lib/cpu-profile";
+import { score, type Answer, type Correctness } from "./answer";
+import { makeContender, type ContenderId } from "./contenders";
+import { countDatagrams } from "./datagram-count";
 
 export interface ContenderResult extends ProcessCost {
   id: ContenderId;
@@ -28,23 +28,29 @@ export interface ContenderResult extends ProcessCost {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      lib: { type: 'string' },
-      fleet: { type: 'string' },
-      concurrency: { type: 'string' },
-      'send-wait-ms': { type: 'string' },
-      sends: { type: 'string' },
-      limit: { type: 'string' },
-      'profile-out': { type: 'string' },
+      lib: { type: "string" },
+      fleet: { type: "string" },
+      concurrency: { type: "string" },
+      "send-wait-ms": { type: "string" },
+      sends: { type: "string" },
+      limit: { type: "string" },
+      "profile-out": { type: "string" },
     },
   });
-  const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
-  const specs = values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
+  const fleet = JSON.parse(readFileSync(values.fleet ?? "", "utf8")) as {
+    servers: SimServerSpec[];
+  };
+  const specs =
+    values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
   const concurrency = Number(values.concurrency ?? 100);
   const counts = countDatagrams();
-  const contender = makeContender(values.lib as ContenderId, { sendWaitMs: Number(values['send-wait-ms'] ?? 500), sends: Number(values.sends ?? 2) });
+  const contender = makeContender(values.lib as ContenderId, {
+    sendWaitMs: Number(values["send-wait-ms"] ?? 500),
+    sends: Number(values.sends ?? 2),
+  });
   const raws: unknown[] = new Array(specs.length);
 
-  const profiler = await startSectionProfile(values['profile-out']);
+  const profiler = await startSectionProfile(values["profile-out"]);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let next = 0;

@@ -4,10 +4,10 @@
  * has stopped, so the measured CPU is the library's, not the bench's reshaping. Each runs in its own
  * process (contender.ts), so only one is loaded at a time.
  */
-import { packageVersion as versionOf } from '../lib/packages';
-import type { Answer } from './answer';
+import { packageVersion as versionOf } from "../lib/packages";
+import type { Answer } from "./answer";
 
-export type ContenderId = 'gsindex' | 'gamedig' | 'fabricio';
+export type ContenderId = "gsindex" | "gamedig" | "fabricio";
 
 export interface Contender {
   id: ContenderId;
@@ -44,7 +44,7 @@ export interface ContenderOptions {
 }
 
 function isError(raw: unknown): raw is Answer {
-  return typeof raw === 'object' && raw !== null && 'error' in raw && Object.keys(raw).length === 1;
+  return typeof raw === "object" && raw !== null && "error" in raw && Object.keys(raw).length === 1;
 }
 
 function errorText(err: unknown): string {
@@ -52,24 +52,38 @@ function errorText(err: unknown): string {
   return String(err);
 }
 
-
 function makeGsindex(options: ContenderOptions): Contender {
-  const { queryServer, UdpTransport } = require('../../src/protocol') as typeof import('../../src/protocol');
+  const { queryServer, UdpTransport } =
+    require("../../src/protocol") as typeof import("../../src/protocol");
   const transport = new UdpTransport();
   return {
-    id: 'gsindex',
-    label: 'gsindex queryServer (src/protocol)',
-    query: (host, port) => queryServer({ host, port }, { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport }),
+    id: "gsindex",
+    label: "gsindex queryServer (src/protocol)",
+    query: (host, port) =>
+      queryServer(
+        { host, port },
+        { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport },
+      ),
     answer(raw) {
       if (isError(raw)) return raw;
       const r = raw as Awaited<ReturnType<typeof queryServer>>;
       const answer: Answer = {};
       const info = r.info?.info;
-      if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players, maxPlayers: info.maxPlayers };
-      if (r.players) answer.players = r.players.players.map((p) => ({ name: p.name, score: p.score }));
-      if (r.rules) answer.rules = Object.fromEntries(r.rules.rules.map((rule) => [rule.name, rule.value]));
+      if (info)
+        answer.info = {
+          name: info.name,
+          map: info.map,
+          folder: info.folder,
+          game: info.game,
+          players: info.players,
+          maxPlayers: info.maxPlayers,
+        };
+      if (r.players)
+        answer.players = r.players.players.map((p) => ({ name: p.name, score: p.score }));
+      if (r.rules)
+        answer.rules = Object.fromEntries(r.rules.rules.map((rule) => [rule.name, rule.value]));
       const errors = Object.entries(r.errors).map(([part, e]) => `${part} ${e.code}`);
-      if (errors.length > 0) answer.error = errors.join(', ');
+      if (errors.length > 0) answer.error = errors.join(", ");
       return answer;
     },
     async close() {
@@ -97,15 +111,15 @@ interface GameDigInstance {
 
 function makeGameDig(options: ContenderOptions): Contender {
   // gamedig 5 is an ES module; Node 20.19+ loads it through require().
-  const { GameDig } = require('gamedig') as { GameDig: new () => GameDigInstance };
+  const { GameDig } = require("gamedig") as { GameDig: new () => GameDigInstance };
   const gamedig = new GameDig();
   return {
-    id: 'gamedig',
-    label: `gamedig ${versionOf('gamedig')}`,
+    id: "gamedig",
+    label: `gamedig ${versionOf("gamedig")}`,
     async query(host, port) {
       try {
         return await gamedig.query({
-          type: 'protocol-valve',
+          type: "protocol-valve",
           host,
           port,
           givenPortOnly: true,
@@ -125,8 +139,15 @@ function makeGameDig(options: ContenderOptions): Contender {
       const s = raw as GameDigState;
       const everyone = [...s.players, ...s.bots];
       return {
-        info: { name: s.name, map: s.map, folder: s.raw.folder ?? '', game: s.raw.game ?? '', players: s.numplayers, maxPlayers: s.maxplayers },
-        players: everyone.map((p) => ({ name: p.name ?? '', score: p.raw?.score ?? NaN })),
+        info: {
+          name: s.name,
+          map: s.map,
+          folder: s.raw.folder ?? "",
+          game: s.raw.game ?? "",
+          players: s.numplayers,
+          maxPlayers: s.maxplayers,
+        },
+        players: everyone.map((p) => ({ name: p.name ?? "", score: p.raw?.score ?? NaN })),
         rules: s.raw.rules ?? {},
       };
     },
@@ -151,13 +172,20 @@ interface FabricioServer {
 }
 
 function makeFabricio(options: ContenderOptions): Contender {
-  const { Server } = require('@fabricio-191/valve-server-query') as { Server: (o: Record<string, unknown>) => Promise<FabricioServer> };
+  const { Server } = require("@fabricio-191/valve-server-query") as {
+    Server: (o: Record<string, unknown>) => Promise<FabricioServer>;
+  };
   return {
-    id: 'fabricio',
-    label: `@fabricio-191/valve-server-query ${versionOf('@fabricio-191/valve-server-query')}`,
+    id: "fabricio",
+    label: `@fabricio-191/valve-server-query ${versionOf("@fabricio-191/valve-server-query")}`,
     async query(host, port) {
       let server: FabricioServer | null = null;
-      const raw: { info?: FabricioInfo; players?: Array<{ name: string; score: number }>; rules?: Record<string, string | number | boolean>; error?: string } = {};
+      const raw: {
+        info?: FabricioInfo;
+        players?: Array<{ name: string; score: number }>;
+        rules?: Record<string, string | number | boolean>;
+        error?: string;
+      } = {};
       try {
         // Its documented use: connect (which asks INFO once to learn the challenge mode), then ask.
         server = await Server({ ip: host, port, timeout: 2 * options.sendWaitMs });
@@ -172,12 +200,31 @@ function makeFabricio(options: ContenderOptions): Contender {
       return raw;
     },
     answer(value) {
-      const raw = value as { info?: FabricioInfo; players?: Array<{ name: string; score: number }>; rules?: Record<string, string | number | boolean>; error?: string };
+      const raw = value as {
+        info?: FabricioInfo;
+        players?: Array<{ name: string; score: number }>;
+        rules?: Record<string, string | number | boolean>;
+        error?: string;
+      };
       const answer: Answer = {};
       const info = raw.info;
-      if (info) answer.info = { name: info.name, map: info.map, folder: info.folder, game: info.game, players: info.players.online, maxPlayers: info.players.max };
+      if (info)
+        answer.info = {
+          name: info.name,
+          map: info.map,
+          folder: info.folder,
+          game: info.game,
+          players: info.players.online,
+          maxPlayers: info.players.max,
+        };
       if (raw.players) answer.players = raw.players.map((p) => ({ name: p.name, score: p.score }));
-      if (raw.rules) answer.rules = Object.fromEntries(Object.entries(raw.rules).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)]));
+      if (raw.rules)
+        answer.rules = Object.fromEntries(
+          Object.entries(raw.rules).map(([k, v]) => [
+            k,
+            typeof v === "boolean" ? (v ? "True" : "False") : String(v),
+          ]),
+        );
       if (raw.error !== undefined) answer.error = raw.error;
       return answer;
     },
@@ -187,11 +234,11 @@ function makeFabricio(options: ContenderOptions): Contender {
 
 export function makeContender(id: ContenderId, options: ContenderOptions): Contender {
   switch (id) {
-    case 'gsindex':
+    case "gsindex":
       return makeGsindex(options);
-    case 'gamedig':
+    case "gamedig":
       return makeGameDig(options);
-    case 'fabricio':
+    case "fabricio":
       return makeFabricio(options);
   }
 }

@@ -6,11 +6,11 @@
  * a query library cannot spend less than that times its datagrams.
  * node dist-bench/bench/query/echo-floor.js --fleet FILE --concurrency C --round-trips N
  */
-import dgram from 'node:dgram';
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { SimServerSpec } from '../../src/simulator/fleet-spec';
-import { processCost, reportResult, type ProcessCost } from '../lib/child';
+import dgram from "node:dgram";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { processCost, reportResult, type ProcessCost } from "../lib/child";
 
 export interface FloorResult extends ProcessCost {
   concurrency: number;
@@ -22,15 +22,26 @@ export interface FloorResult extends ProcessCost {
 }
 
 /** A2S_INFO without a challenge: every simulated server answers it (with the data or a challenge). */
-const REQUEST = Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff, 0x54]), Buffer.from('Source Engine Query\0', 'latin1')]);
+const REQUEST = Buffer.concat([
+  Buffer.from([0xff, 0xff, 0xff, 0xff, 0x54]),
+  Buffer.from("Source Engine Query\0", "latin1"),
+]);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { fleet: { type: 'string' }, concurrency: { type: 'string' }, 'round-trips': { type: 'string' } } });
-  const fleet = JSON.parse(readFileSync(values.fleet ?? '', 'utf8')) as { servers: SimServerSpec[] };
+  const { values } = parseArgs({
+    options: {
+      fleet: { type: "string" },
+      concurrency: { type: "string" },
+      "round-trips": { type: "string" },
+    },
+  });
+  const fleet = JSON.parse(readFileSync(values.fleet ?? "", "utf8")) as {
+    servers: SimServerSpec[];
+  };
   const targets = fleet.servers.map((s) => ({ host: s.host, port: s.queryPort }));
   const concurrency = Number(values.concurrency ?? 100);
-  const roundTrips = Number(values['round-trips'] ?? 40_000);
-  const socket = dgram.createSocket('udp4');
+  const roundTrips = Number(values["round-trips"] ?? 40_000);
+  const socket = dgram.createSocket("udp4");
   await new Promise<void>((resolve) => socket.bind(0, resolve));
   socket.setRecvBufferSize(4 * 1024 * 1024);
 
@@ -59,7 +70,7 @@ async function main(): Promise<void> {
       inFlight = 0;
       while (inFlight < concurrency && sent < roundTrips) sendOne();
     }, 100);
-    socket.on('message', () => {
+    socket.on("message", () => {
       received += 1;
       inFlight -= 1;
       lastReply = performance.now();
@@ -74,7 +85,14 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - started;
   const cost = processCost(cpuBefore);
   socket.close();
-  const result: FloorResult = { ...cost, concurrency, sent, received, wallMs, cpuMsPerDatagram: (cost.cpuUserMs + cost.cpuSystemMs) / (sent + received) };
+  const result: FloorResult = {
+    ...cost,
+    concurrency,
+    sent,
+    received,
+    wallMs,
+    cpuMsPerDatagram: (cost.cpuUserMs + cost.cpuSystemMs) / (sent + received),
+  };
   reportResult(result);
 }
 

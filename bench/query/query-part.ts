@@ -6,19 +6,19 @@
  * Rounds run every contender once, in alternating order; figures are medians over the rounds with
  * their spread (a shared, noisy machine moves wall time far more than CPU per server).
  */
-import { execFileSync } from 'node:child_process';
-import os from 'node:os';
-import path from 'node:path';
-import type { BenchOptions } from '../lib/args';
-import { benchScript, RUN_OCTET, runChild } from '../lib/child';
-import { profileMarkdown, summariseProfile, type ProfileSummary } from '../lib/profile';
-import { mib, num, seconds, table, type PartResult, type Verdict } from '../lib/report';
-import { ANSWERING_MIX, procCpuMs, startSimulator } from '../lib/simulator';
-import type { ContenderResult } from './contender';
-import type { ContenderId } from './contenders';
-import type { FloorResult } from './echo-floor';
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import type { BenchOptions } from "../lib/args";
+import { benchScript, RUN_OCTET, runChild } from "../lib/child";
+import { profileMarkdown, summariseProfile, type ProfileSummary } from "../lib/profile";
+import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
+import { ANSWERING_MIX, procCpuMs, startSimulator } from "../lib/simulator";
+import type { ContenderResult } from "./contender";
+import type { ContenderId } from "./contenders";
+import type { FloorResult } from "./echo-floor";
 
-const CONTENDERS: ContenderId[] = ['gamedig', 'fabricio', 'gsindex'];
+const CONTENDERS: ContenderId[] = ["gamedig", "fabricio", "gsindex"];
 /** The retry policy every contender gets: each request sent up to SENDS times, SEND_WAIT_MS apart. */
 const SEND_WAIT_MS = 500;
 const SENDS = 2;
@@ -41,7 +41,10 @@ interface Spread {
 function spread(values: number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   return { median, min: sorted[0] ?? NaN, max: sorted[sorted.length - 1] ?? NaN };
 }
 
@@ -53,9 +56,12 @@ const cpuPerServer = (r: Run): number => (r.cpuUserMs + r.cpuSystemMs) / r.serve
 
 function uptimeText(): string {
   try {
-    return execFileSync('uptime', { encoding: 'utf8' }).trim();
+    return execFileSync("uptime", { encoding: "utf8" }).trim();
   } catch {
-    return `load average: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`;
+    return `load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`;
   }
 }
 
@@ -81,23 +87,58 @@ function summarise(lib: ContenderId, runs: Run[]): Summary {
   };
 }
 
-export async function runQueryPart(options: BenchOptions, outDir: string, log: (line: string) => void): Promise<PartResult> {
+export async function runQueryPart(
+  options: BenchOptions,
+  outDir: string,
+  log: (line: string) => void,
+): Promise<PartResult> {
   const started = Date.now();
   const uptimeBefore = uptimeText();
-  const fleetFile = path.join(outDir, 'query-fleet.json');
+  const fleetFile = path.join(outDir, "query-fleet.json");
   log(`query: starting ${options.queryServers} simulated servers on ${HOST}`);
-  const sim = await startSimulator({ servers: options.queryServers, hosts: [HOST], basePort: BASE_PORT, mix: ANSWERING_MIX, jsonOut: fleetFile });
+  const sim = await startSimulator({
+    servers: options.queryServers,
+    hosts: [HOST],
+    basePort: BASE_PORT,
+    mix: ANSWERING_MIX,
+    jsonOut: fleetFile,
+  });
   const simPid = sim.child.pid;
   const concurrencies = options.queryConcurrency;
-  const runOne = async (lib: ContenderId, concurrency: number, round: number, profileOut?: string): Promise<Run> => {
+  const runOne = async (
+    lib: ContenderId,
+    concurrency: number,
+    round: number,
+    profileOut?: string,
+  ): Promise<Run> => {
     const simBefore = procCpuMs(simPid);
-    const args = ['--lib', lib, '--fleet', fleetFile, '--concurrency', String(concurrency), '--send-wait-ms', String(SEND_WAIT_MS), '--sends', String(SENDS)];
-    if (profileOut !== undefined) args.push('--profile-out', profileOut);
-    const { result } = await runChild<ContenderResult>(benchScript('query/contender'), args, { raiseFileLimit: true });
+    const args = [
+      "--lib",
+      lib,
+      "--fleet",
+      fleetFile,
+      "--concurrency",
+      String(concurrency),
+      "--send-wait-ms",
+      String(SEND_WAIT_MS),
+      "--sends",
+      String(SENDS),
+    ];
+    if (profileOut !== undefined) args.push("--profile-out", profileOut);
+    const { result } = await runChild<ContenderResult>(benchScript("query/contender"), args, {
+      raiseFileLimit: true,
+    });
     return { ...result, simulatorCpuMs: procCpuMs(simPid) - simBefore, round };
   };
   const runFloor = async (concurrency: number): Promise<FloorResult> => {
-    const { result } = await runChild<FloorResult>(benchScript('query/echo-floor'), ['--fleet', fleetFile, '--concurrency', String(concurrency), '--round-trips', String(FLOOR_ROUND_TRIPS)]);
+    const { result } = await runChild<FloorResult>(benchScript("query/echo-floor"), [
+      "--fleet",
+      fleetFile,
+      "--concurrency",
+      String(concurrency),
+      "--round-trips",
+      String(FLOOR_ROUND_TRIPS),
+    ]);
     return result;
   };
   const runs = new Map<number, Map<ContenderId, Run[]>>();
@@ -105,8 +146,8 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
   const profiles = new Map<ContenderId, ProfileSummary>();
   try {
     // Warm-up: the simulator encodes, splits and compresses each reply on first use.
-    log('query: warm-up pass');
-    await runOne('gsindex', concurrencies[0] ?? 100, 0);
+    log("query: warm-up pass");
+    await runOne("gsindex", concurrencies[0] ?? 100, 0);
     for (const concurrency of concurrencies) {
       const byLib = new Map<ContenderId, Run[]>();
       runs.set(concurrency, byLib);
@@ -115,16 +156,20 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
         const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
         for (const lib of order) {
           const run = await runOne(lib, concurrency, round + 1);
-          log(`query: c=${concurrency} round ${round + 1} ${lib}: ${num(run.serversPerSecond)} servers/s, ${num(cpuPerServer(run), 3)} CPU ms/server, ${run.correctness.allCorrect}/${run.servers} correct`);
+          log(
+            `query: c=${concurrency} round ${round + 1} ${lib}: ${num(run.serversPerSecond)} servers/s, ${num(cpuPerServer(run), 3)} CPU ms/server, ${run.correctness.allCorrect}/${run.servers} correct`,
+          );
           byLib.set(lib, [...(byLib.get(lib) ?? []), run]);
         }
         const floor = await runFloor(concurrency);
-        log(`query: c=${concurrency} round ${round + 1} floor: ${num(floor.cpuMsPerDatagram * 1000, 2)} CPU us/datagram`);
+        log(
+          `query: c=${concurrency} round ${round + 1} floor: ${num(floor.cpuMsPerDatagram * 1000, 2)} CPU us/datagram`,
+        );
         floors.get(concurrency)?.push(floor);
       }
     }
     if (!options.noProfile) {
-      for (const lib of ['gsindex', 'gamedig'] as ContenderId[]) {
+      for (const lib of ["gsindex", "gamedig"] as ContenderId[]) {
         const file = path.join(outDir, `query-${lib}.cpuprofile`);
         await runOne(lib, concurrencies[0] ?? 100, 0, file);
         profiles.set(lib, summariseProfile(file));
@@ -140,20 +185,26 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
   const data: Record<string, unknown> = {};
   for (const concurrency of concurrencies) {
     const byLib = runs.get(concurrency) ?? new Map<ContenderId, Run[]>();
-    const summaries = CONTENDERS.filter((lib) => byLib.has(lib)).map((lib) => summarise(lib, byLib.get(lib) ?? []));
-    const ours = summaries.find((s) => s.lib === 'gsindex');
-    const gamedig = summaries.find((s) => s.lib === 'gamedig');
+    const summaries = CONTENDERS.filter((lib) => byLib.has(lib)).map((lib) =>
+      summarise(lib, byLib.get(lib) ?? []),
+    );
+    const ours = summaries.find((s) => s.lib === "gsindex");
+    const gamedig = summaries.find((s) => s.lib === "gamedig");
     const floor = spread((floors.get(concurrency) ?? []).map((f) => f.cpuMsPerDatagram));
     // Ratios per round (the two ran minutes apart at most), then their spread.
     const roundRatios = (f: (ours: Run, theirs: Run) => number): Spread =>
-      spread((ours?.runs ?? []).flatMap((o) => {
-        const g = gamedig?.runs.find((r) => r.round === o.round);
-        return g ? [f(o, g)] : [];
-      }));
+      spread(
+        (ours?.runs ?? []).flatMap((o) => {
+          const g = gamedig?.runs.find((r) => r.round === o.round);
+          return g ? [f(o, g)] : [];
+        }),
+      );
     const speed = roundRatios((o, g) => o.serversPerSecond / g.serversPerSecond);
     const cpu = roundRatios((o, g) => cpuPerServer(o) / cpuPerServer(g));
     const rows = summaries.map((s) => {
-      const worst = s.runs.reduce((a, b) => (b.correctness.allCorrect < a.correctness.allCorrect ? b : a));
+      const worst = s.runs.reduce((a, b) =>
+        b.correctness.allCorrect < a.correctness.allCorrect ? b : a,
+      );
       const c = worst.correctness;
       const datagrams = s.sent + s.received;
       return [
@@ -167,72 +218,148 @@ export async function runQueryPart(options: BenchOptions, outDir: string, log: (
         seconds(spread(s.runs.map((r) => r.simulatorCpuMs)).median),
       ];
     });
-    const floorRow = ['bare node:dgram loop (the floor)', `${num(spread((floors.get(concurrency) ?? []).map((f) => ((f.sent + f.received) / 2 / f.wallMs) * 1000)).median)} round trips/s`, `${spreadText({ median: floor.median * 1000, min: floor.min * 1000, max: floor.max * 1000 }, 2)} us per datagram`, '', '1 / 1', '1x', mib(Math.max(...(floors.get(concurrency) ?? []).map((f) => f.peakRssBytes))), ''];
+    const floorRow = [
+      "bare node:dgram loop (the floor)",
+      `${num(spread((floors.get(concurrency) ?? []).map((f) => ((f.sent + f.received) / 2 / f.wallMs) * 1000)).median)} round trips/s`,
+      `${spreadText({ median: floor.median * 1000, min: floor.min * 1000, max: floor.max * 1000 }, 2)} us per datagram`,
+      "",
+      "1 / 1",
+      "1x",
+      mib(Math.max(...(floors.get(concurrency) ?? []).map((f) => f.peakRssBytes))),
+      "",
+    ];
     const speedMet = speed.median >= 3;
     const cpuMet = cpu.median <= 1 / 3;
     verdicts.push(
-      { what: `query throughput vs GameDig, matched retries, concurrency ${concurrency}`, target: '>= 3x GameDig servers/s', measured: `${num(speed.median, 2)}x (rounds ${num(speed.min, 2)}-${num(speed.max, 2)}x)`, met: Number.isFinite(speed.median) ? speedMet : null, gap: `${num((3 / speed.median - 1) * 100, 0)} % short` },
-      { what: `query client CPU per server vs GameDig, concurrency ${concurrency}`, target: '<= 1/3 of GameDig CPU per server', measured: `${num(cpu.median, 3)} of it (1/${num(1 / cpu.median, 2)}; rounds ${num(cpu.min, 3)}-${num(cpu.max, 3)})`, met: Number.isFinite(cpu.median) ? cpuMet : null, gap: `${num(cpu.median * 3, 2)}x the target` },
+      {
+        what: `query throughput vs GameDig, matched retries, concurrency ${concurrency}`,
+        target: ">= 3x GameDig servers/s",
+        measured: `${num(speed.median, 2)}x (rounds ${num(speed.min, 2)}-${num(speed.max, 2)}x)`,
+        met: Number.isFinite(speed.median) ? speedMet : null,
+        gap: `${num((3 / speed.median - 1) * 100, 0)} % short`,
+      },
+      {
+        what: `query client CPU per server vs GameDig, concurrency ${concurrency}`,
+        target: "<= 1/3 of GameDig CPU per server",
+        measured: `${num(cpu.median, 3)} of it (1/${num(1 / cpu.median, 2)}; rounds ${num(cpu.min, 3)}-${num(cpu.max, 3)})`,
+        met: Number.isFinite(cpu.median) ? cpuMet : null,
+        gap: `${num(cpu.median * 3, 2)}x the target`,
+      },
     );
-    const floorMultiple = ours ? ours.cpu.median / ((ours.sent + ours.received) * floor.median) : NaN;
+    const floorMultiple = ours
+      ? ours.cpu.median / ((ours.sent + ours.received) * floor.median)
+      : NaN;
     sections.push(
       [
         `### Concurrency ${concurrency}`,
-        '',
-        table(['contender', 'servers/s, median (min-max)', 'client CPU ms per server, median (min-max)', 'answers correct (worst round)', 'datagrams sent / received per server', 'CPU per server vs (datagrams x floor)', 'peak RSS', 'simulator CPU per run'], [...rows, floorRow]),
-        '',
-        `gsindex vs GameDig, per round: **${num(speed.median, 2)}x** the servers/s (${num(speed.min, 2)}-${num(speed.max, 2)}x; target >= 3x, ${speedMet ? 'met' : 'missed'}) at **${num(cpu.median, 3)}** of the CPU per server (1/${num(1 / cpu.median, 2)}; ${num(cpu.min, 3)}-${num(cpu.max, 3)}; target <= 1/3, ${cpuMet ? 'met' : 'missed'}). ` +
+        "",
+        table(
+          [
+            "contender",
+            "servers/s, median (min-max)",
+            "client CPU ms per server, median (min-max)",
+            "answers correct (worst round)",
+            "datagrams sent / received per server",
+            "CPU per server vs (datagrams x floor)",
+            "peak RSS",
+            "simulator CPU per run",
+          ],
+          [...rows, floorRow],
+        ),
+        "",
+        `gsindex vs GameDig, per round: **${num(speed.median, 2)}x** the servers/s (${num(speed.min, 2)}-${num(speed.max, 2)}x; target >= 3x, ${speedMet ? "met" : "missed"}) at **${num(cpu.median, 3)}** of the CPU per server (1/${num(1 / cpu.median, 2)}; ${num(cpu.min, 3)}-${num(cpu.max, 3)}; target <= 1/3, ${cpuMet ? "met" : "missed"}). ` +
           `Floor: a bare node:dgram loop costs ${num(floor.median * 1000, 2)} us of CPU per datagram sent or received; gsindex spends ${num(ours?.cpu.median ?? NaN, 3)} ms per server for ${num((ours?.sent ?? NaN) + (ours?.received ?? NaN), 2)} datagrams, **${num(floorMultiple, 2)}x** the floor.`,
-      ].join('\n'),
+      ].join("\n"),
     );
-    data[String(concurrency)] = { summaries: summaries.map(({ runs: r, ...rest }) => ({ ...rest, runs: r })), floors: floors.get(concurrency), speed, cpu, floorMultiple };
+    data[String(concurrency)] = {
+      summaries: summaries.map(({ runs: r, ...rest }) => ({ ...rest, runs: r })),
+      floors: floors.get(concurrency),
+      speed,
+      cpu,
+      floorMultiple,
+    };
   }
 
   const sims = sim.specs;
-  const challenged = sims.filter((s) => s.behaviour?.challenge !== undefined && s.behaviour.challenge !== 'none').length;
-  const bigRules = sims.filter((s) => s.state.keywords.includes('bigrules')).length;
+  const challenged = sims.filter(
+    (s) => s.behaviour?.challenge !== undefined && s.behaviour.challenge !== "none",
+  ).length;
+  const bigRules = sims.filter((s) => s.state.keywords.includes("bigrules")).length;
   const compressed = sims.filter((s) => s.behaviour?.compress === true).length;
-  const goldsrcSplit = sims.filter((s) => s.behaviour?.splitFormat === 'goldsrc' && s.state.keywords.includes('bigrules')).length;
+  const goldsrcSplit = sims.filter(
+    (s) => s.behaviour?.splitFormat === "goldsrc" && s.state.keywords.includes("bigrules"),
+  ).length;
   const reordered = sims.filter((s) => s.behaviour?.reorder === true).length;
   const failures = [...runs.values()]
     .flatMap((m) => [...m.values()].flat())
     .filter((r) => r.correctness.examples.length > 0)
     .slice(0, 6)
-    .map((r) => `- ${r.label} (c=${r.concurrency}, round ${r.round}): ${r.correctness.examples.map((e) => `\`${e.replace(/`/g, "'")}\``).join('; ')}`);
-  const allRounds = [...runs.entries()].flatMap(([c, m]) => [...m.values()].flat().sort((a, b) => a.round - b.round).map((r) => [String(c), String(r.round), r.label, num(r.serversPerSecond), num(cpuPerServer(r), 3), `${r.correctness.allCorrect}/${r.servers}`]));
+    .map(
+      (r) =>
+        `- ${r.label} (c=${r.concurrency}, round ${r.round}): ${r.correctness.examples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
+    );
+  const allRounds = [...runs.entries()].flatMap(([c, m]) =>
+    [...m.values()]
+      .flat()
+      .sort((a, b) => a.round - b.round)
+      .map((r) => [
+        String(c),
+        String(r.round),
+        r.label,
+        num(r.serversPerSecond),
+        num(cpuPerServer(r), 3),
+        `${r.correctness.allCorrect}/${r.servers}`,
+      ]),
+  );
 
   const markdown = [
     `Fleet: ${num(sims.length)} simulated servers on ${HOST} (one \`gsindex simulate\` process; \`makeFleet\` seed 1 with the failure modes off: no silent, lossy, slow, malformed, duplicating or rules-less servers, so every contender can answer everything). ` +
       `${num(challenged)} servers demand challenges (INFO and/or PLAYER+RULES), ${num(bigRules)} answer RULES in split replies (${num(goldsrcSplit)} in the GoldSrc layout, ${num(compressed)} bzip2-compressed), ${num(reordered)} reorder their fragments.`,
-    '',
+    "",
     `Matched retries: every contender sends each request up to ${SENDS} times, ${SEND_WAIT_MS} ms apart. In each library's terms (bench/query/contenders.ts has the reading of their code): gsindex \`timeoutMs: ${SENDS * SEND_WAIT_MS}, retries: ${SENDS - 1}\` (per part; PLAYER and RULES give their first request half of that to keep time for the \`W\` fallback); ` +
       `GameDig \`socketTimeout: ${SEND_WAIT_MS}, maxRetries: ${SENDS}, attemptTimeout: ${3 * SENDS * SEND_WAIT_MS}\` (GameDig never re-sends a request: \`maxRetries\` counts whole attempts, 1 = one attempt, and a second attempt re-runs the query from INFO); ` +
       `valve-server-query \`timeout: ${2 * SEND_WAIT_MS}\` (it re-sends once at timeout / 2).`,
-    '',
+    "",
     `Each contender runs in its own process and asks every server for INFO, PLAYER and RULES with C servers in flight. Answers are checked field by field against the fleet spec after the clock stops. ` +
       `${ROUNDS} rounds per concurrency after a warm-up pass, the contenders in alternating order, then the floor loop; figures are medians with the min-max over the rounds, and the gsindex/GameDig ratios are taken per round (the two ran within seconds of each other). ` +
       `Datagrams are counted on node:dgram's socket for every contender alike. The floor: bench/query/echo-floor.ts, one socket sending A2S_INFO to the same simulator with C requests in flight, the next sent as each reply arrives (${num(FLOOR_ROUND_TRIPS)} round trips); its CPU per datagram times a contender's datagrams per server is the least any client could spend.`,
-    '',
+    "",
     `Load: before the part \`${uptimeBefore}\`; after \`${uptimeAfter}\` (${os.cpus().length} cores). Client CPU per server holds under load far better than servers/s, which on a saturated machine is mostly waiting for a core.`,
-    '',
-    ...sections.flatMap((s) => [s, '']),
-    failures.length > 0 ? `Examples of answers that did not match the spec:\n\n${failures.join('\n')}\n` : 'Every answer of every contender matched the spec.\n',
-    'All rounds:',
-    '',
-    table(['concurrency', 'round', 'contender', 'servers/s', 'CPU ms/server', 'correct'], allRounds),
-    '',
-    'Round trips: gsindex asks PLAYER and RULES with the challenge INFO already got (a server answers a stale one with a fresh challenge, as it answers -1, so this never costs a round), which is why it sends fewer requests per server than the peers.',
-    '',
-    '@fabricio-191/valve-server-query was chosen as the second peer: of the npm A2S libraries (it, steam-server-query, source-server-query) it is the only one that handles the INFO challenge, both split layouts and bzip2. Its documented use connects first (`Server(...)`, which asks INFO to learn the challenge mode) and then asks INFO, PLAYER and RULES, one socket per server: that is what it costs, so it is measured that way.',
-    ...[...profiles].map(([lib, summary]) => `\n${profileMarkdown(summary, `the ${lib} contender at concurrency ${concurrencies[0] ?? 100} (a separate profiled run of the same fleet, the measured section only)`)}`),
-  ].join('\n');
+    "",
+    ...sections.flatMap((s) => [s, ""]),
+    failures.length > 0
+      ? `Examples of answers that did not match the spec:\n\n${failures.join("\n")}\n`
+      : "Every answer of every contender matched the spec.\n",
+    "All rounds:",
+    "",
+    table(
+      ["concurrency", "round", "contender", "servers/s", "CPU ms/server", "correct"],
+      allRounds,
+    ),
+    "",
+    "Round trips: gsindex asks PLAYER and RULES with the challenge INFO already got (a server answers a stale one with a fresh challenge, as it answers -1, so this never costs a round), which is why it sends fewer requests per server than the peers.",
+    "",
+    "@fabricio-191/valve-server-query was chosen as the second peer: of the npm A2S libraries (it, steam-server-query, source-server-query) it is the only one that handles the INFO challenge, both split layouts and bzip2. Its documented use connects first (`Server(...)`, which asks INFO to learn the challenge mode) and then asks INFO, PLAYER and RULES, one socket per server: that is what it costs, so it is measured that way.",
+    ...[...profiles].map(
+      ([lib, summary]) =>
+        `\n${profileMarkdown(summary, `the ${lib} contender at concurrency ${concurrencies[0] ?? 100} (a separate profiled run of the same fleet, the measured section only)`)}`,
+    ),
+  ].join("\n");
   return {
-    id: 'query',
-    title: 'Query throughput (gsindex vs GameDig vs @fabricio-191/valve-server-query)',
+    id: "query",
+    title: "Query throughput (gsindex vs GameDig vs @fabricio-191/valve-server-query)",
     markdown,
-    commands: [`npm run bench -- --only query --query-servers ${options.queryServers} --concurrency ${concurrencies.join(',')}`],
+    commands: [
+      `npm run bench -- --only query --query-servers ${options.queryServers} --concurrency ${concurrencies.join(",")}`,
+    ],
     verdicts,
-    data: { runs: Object.fromEntries([...runs].map(([c, m]) => [c, Object.fromEntries(m)])), summary: data, profiles: Object.fromEntries(profiles), uptimeBefore, uptimeAfter },
+    data: {
+      runs: Object.fromEntries([...runs].map(([c, m]) => [c, Object.fromEntries(m)])),
+      summary: data,
+      profiles: Object.fromEntries(profiles),
+      uptimeBefore,
+      uptimeAfter,
+    },
     wallMs: Date.now() - started,
   };
 }

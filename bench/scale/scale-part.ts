@@ -11,28 +11,31 @@
  * datagrams the simulated servers received per server (counted in the fleet processes, so a batch
  * queried twice shows there even though the database's keys keep it from being written twice).
  */
-import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import IORedis from 'ioredis';
-import type { QueryResult, QueryResultRow } from 'pg';
-import type { BenchOptions } from '../lib/args';
-import { connect, createBenchDb } from '../lib/bench-db';
-import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from '../lib/child';
-import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from '../lib/procs';
-import { mib, num, seconds, table, type PartResult } from '../lib/report';
-import { deleteRedisPrefix } from '../../src/shared/redis-prefix';
-import { createCrawlQueues, enqueueCrawl } from '../../src/crawler/queues';
-import { fleetLayout, layoutSpecs, type FleetLayout } from '../../src/simulator/fleet-processes';
-import type { FleetStats } from '../../src/simulator/fleet';
-import { REAL_MASTER_RATE_LIMIT, startSimValveMaster } from '../../src/simulator/master';
-import { behaviourOf } from '../../src/simulator/make-fleet';
-import { DEFAULT_MASTER_REQUESTS_PER_MINUTE, MASTER_ADDRESSES_PER_PACKET } from '../../src/protocol';
+import type { ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import IORedis from "ioredis";
+import type { QueryResult, QueryResultRow } from "pg";
+import type { BenchOptions } from "../lib/args";
+import { connect, createBenchDb } from "../lib/bench-db";
+import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from "../lib/child";
+import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from "../lib/procs";
+import { mib, num, seconds, table, type PartResult } from "../lib/report";
+import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
+import { createCrawlQueues, enqueueCrawl } from "../../src/crawler/queues";
+import { fleetLayout, layoutSpecs, type FleetLayout } from "../../src/simulator/fleet-processes";
+import type { FleetStats } from "../../src/simulator/fleet";
+import { REAL_MASTER_RATE_LIMIT, startSimValveMaster } from "../../src/simulator/master";
+import { behaviourOf } from "../../src/simulator/make-fleet";
+import {
+  DEFAULT_MASTER_REQUESTS_PER_MINUTE,
+  MASTER_ADDRESSES_PER_PACKET,
+} from "../../src/protocol";
 
 const SERVERS_PER_PROCESS = 10_000;
 const CRAWL_DEADLINE_MS = 10 * 60_000;
-const SOURCE_NAME = 'scale-master';
+const SOURCE_NAME = "scale-master";
 // The crawler's defaults (src/shared/config.ts) for one process, divided between the workers.
 const QUERY_CONCURRENCY = 800;
 const WORKER_CONCURRENCY = 16;
@@ -45,7 +48,10 @@ const WORKER_CONCURRENCY = 16;
  * defaults.
  */
 function shareOf(workers: number): { queryConcurrency: number; workerConcurrency: number } {
-  return { queryConcurrency: Math.ceil(QUERY_CONCURRENCY / workers), workerConcurrency: Math.max(1, Math.ceil(WORKER_CONCURRENCY / workers)) };
+  return {
+    queryConcurrency: Math.ceil(QUERY_CONCURRENCY / workers),
+    workerConcurrency: Math.max(1, Math.ceil(WORKER_CONCURRENCY / workers)),
+  };
 }
 
 /** What one crawl cost and did, measured from its start to its crawl row being closed. */
@@ -122,7 +128,7 @@ export interface ScaleRun {
 
 /** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
 function machineBusyMs(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
   const f = line.trim().split(/\s+/).slice(1).map(Number);
   const idle = (f[3] ?? 0) + (f[4] ?? 0);
   const total = f.reduce((a, b) => a + b, 0);
@@ -130,7 +136,7 @@ function machineBusyMs(): number {
 }
 
 function loadAverage(): number[] {
-  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
 }
 
 /** The fleet in child processes of sim-child.ts, which answer "stats" on stdin. */
@@ -146,13 +152,18 @@ async function startFleetChildren(layout: FleetLayout): Promise<SimFleet> {
   const perChild: Array<Array<(s: FleetStats) => void>> = [];
   try {
     for (let slice = 0; slice < layout.processes; slice++) {
-      const child = spawnNode(benchScript('scale/sim-child'), [JSON.stringify(layout), String(slice)], { raiseFileLimit: true });
+      const child = spawnNode(
+        benchScript("scale/sim-child"),
+        [JSON.stringify(layout), String(slice)],
+        { raiseFileLimit: true },
+      );
       children.push(child);
       const waiting: Array<(s: FleetStats) => void> = [];
       perChild.push(waiting);
       await waitForLine(child, (line) => line.startsWith('{"ready"'), 5 * 60_000);
-      createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-        if (line.startsWith('{"stats"')) waiting.shift()?.((JSON.parse(line) as { stats: FleetStats }).stats);
+      createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+        if (line.startsWith('{"stats"'))
+          waiting.shift()?.((JSON.parse(line) as { stats: FleetStats }).stats);
       });
     }
   } catch (err) {
@@ -167,16 +178,25 @@ async function startFleetChildren(layout: FleetLayout): Promise<SimFleet> {
         children.map(
           (child, i) =>
             new Promise<FleetStats>((resolve, reject) => {
-              const timer = setTimeout(() => reject(new Error(`simulator process ${i} did not report its stats`)), 30_000);
+              const timer = setTimeout(
+                () => reject(new Error(`simulator process ${i} did not report its stats`)),
+                30_000,
+              );
               perChild[i]?.push((s) => {
                 clearTimeout(timer);
                 resolve(s);
               });
-              child.stdin?.write('stats\n');
+              child.stdin?.write("stats\n");
             }),
         ),
       );
-      return all.reduce((t, s) => ({ requests: t.requests + s.requests, replies: t.replies + s.replies, challenges: t.challenges + s.challenges, garbage: t.garbage + s.garbage, datagramsDropped: t.datagramsDropped + s.datagramsDropped }));
+      return all.reduce((t, s) => ({
+        requests: t.requests + s.requests,
+        replies: t.replies + s.replies,
+        challenges: t.challenges + s.challenges,
+        garbage: t.garbage + s.garbage,
+        datagramsDropped: t.datagramsDropped + s.datagramsDropped,
+      }));
     },
     async stop() {
       for (const child of children) child.stdin?.end();
@@ -187,13 +207,14 @@ async function startFleetChildren(layout: FleetLayout): Promise<SimFleet> {
 
 /** Bytes of every key under `prefix:` (SCAN + MEMORY USAGE; never KEYS on the shared Redis). */
 async function prefixBytes(redis: IORedis, prefix: string): Promise<number> {
-  let cursor = '0';
+  let cursor = "0";
   let total = 0;
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
     cursor = next;
-    for (const key of keys) total += Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-  } while (cursor !== '0');
+    for (const key of keys)
+      total += Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+  } while (cursor !== "0");
   return total;
 }
 
@@ -212,13 +233,18 @@ const STATS_FLUSH_MS = 11_000;
 
 async function dbStat(q: Query): Promise<DbStat> {
   await new Promise((r) => setTimeout(r, STATS_FLUSH_MS));
-  await q('SELECT pg_stat_clear_snapshot()');
+  await q("SELECT pg_stat_clear_snapshot()");
   const r = (
     await q<{ x: string; i: string; u: string; w: string }>(
       "SELECT xact_commit::text AS x, tup_inserted::text AS i, tup_updated::text AS u, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS w FROM pg_stat_database WHERE datname = current_database()",
     )
   ).rows[0];
-  return { xact: Number(r?.x ?? 0), ins: Number(r?.i ?? 0), upd: Number(r?.u ?? 0), wal: Number(r?.w ?? NaN) };
+  return {
+    xact: Number(r?.x ?? 0),
+    ins: Number(r?.i ?? 0),
+    upd: Number(r?.u ?? 0),
+    wal: Number(r?.w ?? NaN),
+  };
 }
 
 /** Rows written per table so far; a partition counts under its parent (pg_inherits), TOAST under its table. */
@@ -230,14 +256,26 @@ async function tableStats(q: Query): Promise<TableWrites[]> {
        LEFT JOIN pg_class o ON o.reltoastrelid = s.relid
       WHERE s.schemaname IN ('public', 'pg_toast') GROUP BY 1`,
   );
-  return r.rows.map((x) => ({ table: x.t, ins: Number(x.i), upd: Number(x.u), hot: Number(x.h), del: Number(x.d) }));
+  return r.rows.map((x) => ({
+    table: x.t,
+    ins: Number(x.i),
+    upd: Number(x.u),
+    hot: Number(x.h),
+    del: Number(x.d),
+  }));
 }
 
 function diffTables(before: TableWrites[], after: TableWrites[]): TableWrites[] {
   return after
     .map((a) => {
       const b = before.find((x) => x.table === a.table);
-      return { table: a.table, ins: a.ins - (b?.ins ?? 0), upd: a.upd - (b?.upd ?? 0), hot: a.hot - (b?.hot ?? 0), del: a.del - (b?.del ?? 0) };
+      return {
+        table: a.table,
+        ins: a.ins - (b?.ins ?? 0),
+        upd: a.upd - (b?.upd ?? 0),
+        hot: a.hot - (b?.hot ?? 0),
+        del: a.del - (b?.del ?? 0),
+      };
     })
     .filter((t) => t.ins + t.upd + t.del > 0)
     .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
@@ -254,9 +292,14 @@ interface CrawlRow {
   written: number;
 }
 
-async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { host: string; port: number }, log: (line: string) => void): Promise<ScaleRun> {
-  const db = await createBenchDb('scale');
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+async function runWorkers(
+  workers: number,
+  fleet: SimFleet,
+  masterAddress: { host: string; port: number },
+  log: (line: string) => void,
+): Promise<ScaleRun> {
+  const db = await createBenchDb("scale");
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const prefix = `gsscale${process.pid}w${workers}`;
   const c = await connect(db.url);
   let ownQueries = 0;
@@ -264,41 +307,69 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
     ownQueries += 1;
     return c.query(sql, params);
   };
-  const ownPid = Number((await c.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0]?.p);
+  const ownPid = Number((await c.query<{ p: number }>("SELECT pg_backend_pid() AS p")).rows[0]?.p);
   const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
   const children: ChildProcess[] = [];
   const stderrTails = new Map<ChildProcess, string>();
   const queues = createCrawlQueues({ redisUrl, prefix, jobAttempts: 3, jobBackoffMs: 1000 });
-  const run: ScaleRun = { workers, workerIdleCpuMsPerSecond: NaN, crawls: [], sampleTableBytes: NaN, sampleRows: 0, loadBefore: loadAverage(), loadAfter: [] };
+  const run: ScaleRun = {
+    workers,
+    workerIdleCpuMsPerSecond: NaN,
+    crawls: [],
+    sampleTableBytes: NaN,
+    sampleRows: 0,
+    loadBefore: loadAverage(),
+    loadAfter: [],
+  };
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: db.url,
       REDIS_URL: redisUrl,
       GSINDEX_QUEUE_PREFIX: prefix,
-      MASTER_SOURCES: JSON.stringify([{ name: SOURCE_NAME, kind: 'VALVE_UDP', host: masterAddress.host, port: masterAddress.port, intervalMs: 3_600_000, options: { requestsPerMinute: 0 } }]),
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
-      LOG_LEVEL: 'warn',
-      MIGRATE_ON_START: 'false',
-      CRAWL_INTERVAL_MS: '3600000',
+      MASTER_SOURCES: JSON.stringify([
+        {
+          name: SOURCE_NAME,
+          kind: "VALVE_UDP",
+          host: masterAddress.host,
+          port: masterAddress.port,
+          intervalMs: 3_600_000,
+          options: { requestsPerMinute: 0 },
+        },
+      ]),
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
+      LOG_LEVEL: "warn",
+      MIGRATE_ON_START: "false",
+      CRAWL_INTERVAL_MS: "3600000",
       QUERY_CONCURRENCY: String(shareOf(workers).queryConcurrency),
       WORKER_CONCURRENCY: String(shareOf(workers).workerConcurrency),
     };
     const spawnRole = (role: string): ChildProcess => {
-      const child = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', role], { env, raiseFileLimit: true });
+      const child = spawnNode(
+        path.join(repoRoot(), "bin", "gsindex.js"),
+        ["serve", "--role", role],
+        { env, raiseFileLimit: true },
+      );
       child.stdout?.resume();
-      stderrTails.set(child, '');
-      child.stderr?.on('data', (chunk: Buffer) => stderrTails.set(child, ((stderrTails.get(child) ?? '') + chunk.toString()).slice(-3000)));
+      stderrTails.set(child, "");
+      child.stderr?.on("data", (chunk: Buffer) =>
+        stderrTails.set(child, ((stderrTails.get(child) ?? "") + chunk.toString()).slice(-3000)),
+      );
       children.push(child);
       return child;
     };
-    const workerProcs = Array.from({ length: workers }, () => spawnRole('worker'));
+    const workerProcs = Array.from({ length: workers }, () => spawnRole("worker"));
     let scheduler: ChildProcess | null = null;
     const pids = (): number[] => workerProcs.map((w) => w.pid as number);
 
     let backendPids: number[] = [];
     const refreshBackends = async (): Promise<void> => {
-      backendPids = (await q<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [ownPid])).rows.map((r) => r.pid);
+      backendPids = (
+        await q<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1",
+          [ownPid],
+        )
+      ).rows.map((r) => r.pid);
     };
     const simPids = fleet.children.map((ch) => ch.pid as number);
 
@@ -308,14 +379,21 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       const idleStarted = performance.now();
       const statBefore = await dbStat(q);
       const tablesBefore = await tableStats(q);
-      run.workerIdleCpuMsPerSecond = crawlNo === 2 ? pids().reduce((sum, p, i) => sum + cpuMsOf(treePids(p)) - (idleStart[i] ?? 0), 0) / workers / ((performance.now() - idleStarted) / 1000) : NaN;
+      run.workerIdleCpuMsPerSecond =
+        crawlNo === 2
+          ? pids().reduce((sum, p, i) => sum + cpuMsOf(treePids(p)) - (idleStart[i] ?? 0), 0) /
+            workers /
+            ((performance.now() - idleStarted) / 1000)
+          : NaN;
       await refreshBackends();
-      const lastId = (await q<{ id: string | null }>('SELECT max(id)::text AS id FROM crawl')).rows[0]?.id ?? null;
+      const lastId =
+        (await q<{ id: string | null }>("SELECT max(id)::text AS id FROM crawl")).rows[0]?.id ??
+        null;
       const workerBefore = pids().map((p) => cpuMsOf(treePids(p)));
       const schedulerBefore = scheduler ? cpuMsOf([scheduler.pid as number]) : 0;
       const pgBackends = new CpuMeter(() => backendPids);
-      const pgAll = new CpuMeter(() => cpuMsByName('postgres').pids);
-      const redisMeter = new CpuMeter(() => cpuMsByName('redis-server').pids);
+      const pgAll = new CpuMeter(() => cpuMsByName("postgres").pids);
+      const redisMeter = new CpuMeter(() => cpuMsByName("redis-server").pids);
       const simBefore = cpuMsOf(simPids);
       const machineBefore = machineBusyMs();
       const ownBefore = ownQueries;
@@ -324,10 +402,12 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       const started = performance.now();
       if (crawlNo === 1) {
         // The scheduler upserts the source and starts its first crawl at once.
-        scheduler = spawnRole('scheduler');
+        scheduler = spawnRole("scheduler");
       } else {
-        const source = (await q<{ id: number }>('SELECT id FROM master_source WHERE name = $1', [SOURCE_NAME])).rows[0];
-        if (!source) throw new Error('the scheduler did not create the source');
+        const source = (
+          await q<{ id: number }>("SELECT id FROM master_source WHERE name = $1", [SOURCE_NAME])
+        ).rows[0];
+        if (!source) throw new Error("the scheduler did not create the source");
         await enqueueCrawl(queues, source.id);
       }
       let row: CrawlRow | undefined;
@@ -336,7 +416,11 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       let lastLog = performance.now();
       while (performance.now() - started < CRAWL_DEADLINE_MS) {
         await new Promise((r) => setTimeout(r, 250));
-        for (const child of children) if (child.exitCode !== null) throw new Error(`a gsindex process exited (${child.exitCode}): ${stderrTails.get(child) ?? ''}`);
+        for (const child of children)
+          if (child.exitCode !== null)
+            throw new Error(
+              `a gsindex process exited (${child.exitCode}): ${stderrTails.get(child) ?? ""}`,
+            );
         await refreshBackends();
         pgBackends.sample();
         pgAll.sample();
@@ -344,11 +428,18 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
           lastRedis = performance.now();
           redisPeak = Math.max(redisPeak, await prefixBytes(redis, prefix));
         }
-        row = (await q<CrawlRow>('SELECT id::text, started_at, finished_at, listed, queried, answered, failed, written FROM crawl WHERE id > $1 ORDER BY id LIMIT 1', [lastId ?? '0'])).rows[0];
+        row = (
+          await q<CrawlRow>(
+            "SELECT id::text, started_at, finished_at, listed, queried, answered, failed, written FROM crawl WHERE id > $1 ORDER BY id LIMIT 1",
+            [lastId ?? "0"],
+          )
+        ).rows[0];
         if (row?.finished_at) break;
         if (performance.now() - lastLog > 10_000) {
           lastLog = performance.now();
-          log(`scale ${workers} worker(s), crawl ${crawlNo}: ${row ? `listed ${row.listed}, queried ${row.queried}` : 'no crawl yet'} after ${seconds(performance.now() - started, 0)}`);
+          log(
+            `scale ${workers} worker(s), crawl ${crawlNo}: ${row ? `listed ${row.listed}, queried ${row.queried}` : "no crawl yet"} after ${seconds(performance.now() - started, 0)}`,
+          );
         }
       }
       const wallMs = performance.now() - started;
@@ -364,10 +455,15 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       const statAfter = await dbStat(q);
       const ownDuring = ownQueries - ownBefore;
       const tablesAfter = await tableStats(q);
-      const crawlKey = (await q<{ key: string }>('SELECT key FROM crawl WHERE id = $1', [row?.id ?? '0'])).rows[0]?.key;
-      const jobs = (await queues.query.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'], 0, -1)).filter((j) => (j.data as { crawlKey?: string } | undefined)?.crawlKey === crawlKey);
+      const crawlKey = (
+        await q<{ key: string }>("SELECT key FROM crawl WHERE id = $1", [row?.id ?? "0"])
+      ).rows[0]?.key;
+      const jobs = (
+        await queues.query.getJobs(["completed", "failed", "active", "waiting", "delayed"], 0, -1)
+      ).filter((j) => (j.data as { crawlKey?: string } | undefined)?.crawlKey === crawlKey);
       if (!row) throw new Error(`no crawl started within ${seconds(CRAWL_DEADLINE_MS, 0)}`);
-      const one = async (sql: string, params: unknown[]): Promise<number> => Number(Object.values((await q(sql, params)).rows[0] ?? {})[0] ?? 0);
+      const one = async (sql: string, params: unknown[]): Promise<number> =>
+        Number(Object.values((await q(sql, params)).rows[0] ?? {})[0] ?? 0);
       const crawl: ScaleCrawl = {
         workers,
         crawl: crawlNo,
@@ -388,14 +484,20 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
         machineCpuMs,
         simRequests: fleetAfter.requests - fleetBefore.requests,
         simReplies: fleetAfter.replies - fleetBefore.replies,
-        samples: await one('SELECT count(*)::int FROM server_sample WHERE crawl_id = $1', [row.id]),
-        maxSamplesPerServer: await one('SELECT COALESCE(max(n), 0)::int FROM (SELECT count(*) AS n FROM server_sample WHERE crawl_id = $1 GROUP BY game_server_id) s', [row.id]),
-        serversWithoutSample: await one(
-          'SELECT count(*)::int FROM (SELECT DISTINCT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1) b WHERE NOT EXISTS (SELECT 1 FROM server_sample s WHERE s.crawl_id = $1 AND s.game_server_id = b.id)',
+        samples: await one("SELECT count(*)::int FROM server_sample WHERE crawl_id = $1", [row.id]),
+        maxSamplesPerServer: await one(
+          "SELECT COALESCE(max(n), 0)::int FROM (SELECT count(*) AS n FROM server_sample WHERE crawl_id = $1 GROUP BY game_server_id) s",
           [row.id],
         ),
-        batches: await one('SELECT count(*)::int FROM crawl_batch WHERE crawl_id = $1', [row.id]),
-        batchesOpen: await one('SELECT count(*)::int FROM crawl_batch WHERE crawl_id = $1 AND done_at IS NULL', [row.id]),
+        serversWithoutSample: await one(
+          "SELECT count(*)::int FROM (SELECT DISTINCT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1) b WHERE NOT EXISTS (SELECT 1 FROM server_sample s WHERE s.crawl_id = $1 AND s.game_server_id = b.id)",
+          [row.id],
+        ),
+        batches: await one("SELECT count(*)::int FROM crawl_batch WHERE crawl_id = $1", [row.id]),
+        batchesOpen: await one(
+          "SELECT count(*)::int FROM crawl_batch WHERE crawl_id = $1 AND done_at IS NULL",
+          [row.id],
+        ),
         batchJobs: jobs.length,
         batchJobStarts: jobs.reduce((sum, j) => sum + (j.attemptsStarted ?? 0), 0),
         batchJobsStalled: jobs.reduce((sum, j) => sum + (j.stalledCounter ?? 0), 0),
@@ -410,13 +512,22 @@ async function runWorkers(workers: number, fleet: SimFleet, masterAddress: { hos
       };
       run.crawls.push(crawl);
       log(
-        `scale ${workers} worker(s), crawl ${crawlNo}: ${crawl.finished ? 'finished' : 'NOT finished'} in ${seconds(wallMs)}, ${num(crawl.queried)} queried, workers ${crawl.workerCpuMs.map((ms) => seconds(ms, 1)).join(' + ')}, PostgreSQL backends ${seconds(pgBackendCpuMs, 1)}, Redis ${seconds(redisCpuMs, 1)}, ${num(crawl.simRequests / Math.max(1, crawl.listed), 2)} datagrams per server`,
+        `scale ${workers} worker(s), crawl ${crawlNo}: ${crawl.finished ? "finished" : "NOT finished"} in ${seconds(wallMs)}, ${num(crawl.queried)} queried, workers ${crawl.workerCpuMs.map((ms) => seconds(ms, 1)).join(" + ")}, PostgreSQL backends ${seconds(pgBackendCpuMs, 1)}, Redis ${seconds(redisCpuMs, 1)}, ${num(crawl.simRequests / Math.max(1, crawl.listed), 2)} datagrams per server`,
       );
       if (!crawl.finished) break;
     }
     // server_sample is partitioned: its size is the sum of its partitions'.
-    run.sampleTableBytes = Number((await c.query<{ b: string }>("SELECT sum(pg_total_relation_size(relid))::text AS b FROM pg_partition_tree('server_sample')")).rows[0]?.b ?? NaN);
-    run.sampleRows = Number((await c.query<{ n: string }>('SELECT count(*)::text AS n FROM server_sample')).rows[0]?.n ?? 0);
+    run.sampleTableBytes = Number(
+      (
+        await c.query<{ b: string }>(
+          "SELECT sum(pg_total_relation_size(relid))::text AS b FROM pg_partition_tree('server_sample')",
+        )
+      ).rows[0]?.b ?? NaN,
+    );
+    run.sampleRows = Number(
+      (await c.query<{ n: string }>("SELECT count(*)::text AS n FROM server_sample")).rows[0]?.n ??
+        0,
+    );
   } catch (err) {
     run.error = err instanceof Error ? err.message : String(err);
     log(`scale ${workers} worker(s) failed: ${run.error}`);
@@ -455,16 +566,41 @@ export interface PacedListing {
 }
 
 /** Lists part of the fleet (no queries measured) through one worker, as the crawl does, at the real rate. */
-async function pacedListing(fleet: SimFleet, regions: number[], log: (line: string) => void): Promise<PacedListing> {
+async function pacedListing(
+  fleet: SimFleet,
+  regions: number[],
+  log: (line: string) => void,
+): Promise<PacedListing> {
   const specs = fleet.specs.slice(0, PACED_LISTING_SERVERS);
-  const master = await startSimValveMaster({ fleet: specs, rateLimit: REAL_MASTER_RATE_LIMIT, host: '127.0.0.1', port: 0 });
-  const db = await createBenchDb('scalelist');
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const master = await startSimValveMaster({
+    fleet: specs,
+    rateLimit: REAL_MASTER_RATE_LIMIT,
+    host: "127.0.0.1",
+    port: 0,
+  });
+  const db = await createBenchDb("scalelist");
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const prefix = `gsscale${process.pid}list${regions.length}`;
   const c = await connect(db.url);
   const children: ChildProcess[] = [];
-  const label = regions.length === 0 ? 'every region (0x00-0x07 and 0xFF), as the crawl does' : `region ${regions.map((r) => `0x${r.toString(16).toUpperCase()}`).join(', ')} only`;
-  const result: PacedListing = { regions: label, servers: specs.length, wallMs: NaN, finished: false, runs: 0, runsPartial: 0, found: 0, distinct: 0, masterRequests: 0, masterAnswered: 0, masterRateLimited: 0, errors: [] };
+  const label =
+    regions.length === 0
+      ? "every region (0x00-0x07 and 0xFF), as the crawl does"
+      : `region ${regions.map((r) => `0x${r.toString(16).toUpperCase()}`).join(", ")} only`;
+  const result: PacedListing = {
+    regions: label,
+    servers: specs.length,
+    wallMs: NaN,
+    finished: false,
+    runs: 0,
+    runsPartial: 0,
+    found: 0,
+    distinct: 0,
+    masterRequests: 0,
+    masterAnswered: 0,
+    masterRateLimited: 0,
+    errors: [],
+  };
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -472,14 +608,27 @@ async function pacedListing(fleet: SimFleet, regions: number[], log: (line: stri
       REDIS_URL: redisUrl,
       GSINDEX_QUEUE_PREFIX: prefix,
       // No requestsPerMinute: the crawler's default pacing.
-      MASTER_SOURCES: JSON.stringify([{ name: SOURCE_NAME, kind: 'VALVE_UDP', host: master.address.host, port: master.address.port, intervalMs: 3_600_000, regions }]),
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
-      LOG_LEVEL: 'error',
-      MIGRATE_ON_START: 'false',
-      CRAWL_INTERVAL_MS: '3600000',
+      MASTER_SOURCES: JSON.stringify([
+        {
+          name: SOURCE_NAME,
+          kind: "VALVE_UDP",
+          host: master.address.host,
+          port: master.address.port,
+          intervalMs: 3_600_000,
+          regions,
+        },
+      ]),
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
+      LOG_LEVEL: "error",
+      MIGRATE_ON_START: "false",
+      CRAWL_INTERVAL_MS: "3600000",
     };
-    for (const role of ['worker', 'scheduler']) {
-      const child = spawnNode(path.join(repoRoot(), 'bin', 'gsindex.js'), ['serve', '--role', role], { env, raiseFileLimit: true });
+    for (const role of ["worker", "scheduler"]) {
+      const child = spawnNode(
+        path.join(repoRoot(), "bin", "gsindex.js"),
+        ["serve", "--role", role],
+        { env, raiseFileLimit: true },
+      );
       child.stdout?.resume();
       child.stderr?.resume();
       children.push(child);
@@ -489,9 +638,11 @@ async function pacedListing(fleet: SimFleet, regions: number[], log: (line: stri
     let crawlStart: Date | null = null;
     while (performance.now() - started < PACED_LISTING_DEADLINE_MS) {
       await new Promise((r) => setTimeout(r, 1000));
-      const row = (await c.query<{ started_at: Date; runs: number; open: number; last: Date | null }>(
-        'SELECT c.started_at, count(r.id)::int AS runs, count(r.id) FILTER (WHERE r.finished_at IS NULL)::int AS open, max(r.finished_at) AS last FROM crawl c LEFT JOIN crawl_run r ON r.crawl_id = c.id GROUP BY c.id ORDER BY c.id LIMIT 1',
-      )).rows[0];
+      const row = (
+        await c.query<{ started_at: Date; runs: number; open: number; last: Date | null }>(
+          "SELECT c.started_at, count(r.id)::int AS runs, count(r.id) FILTER (WHERE r.finished_at IS NULL)::int AS open, max(r.finished_at) AS last FROM crawl c LEFT JOIN crawl_run r ON r.crawl_id = c.id GROUP BY c.id ORDER BY c.id LIMIT 1",
+        )
+      ).rows[0];
       if (!row) continue;
       crawlStart = row.started_at;
       if (row.runs > 0 && row.open === 0 && row.last) {
@@ -501,16 +652,26 @@ async function pacedListing(fleet: SimFleet, regions: number[], log: (line: stri
       }
     }
     if (!result.finished) result.wallMs = crawlStart ? Date.now() - crawlStart.getTime() : NaN;
-    const runs = (await c.query<{ found: number; partial: boolean; error: string | null }>('SELECT found, partial, error FROM crawl_run')).rows;
+    const runs = (
+      await c.query<{ found: number; partial: boolean; error: string | null }>(
+        "SELECT found, partial, error FROM crawl_run",
+      )
+    ).rows;
     result.runs = runs.length;
     result.runsPartial = runs.filter((r) => r.partial).length;
     result.found = runs.reduce((sum, r) => sum + r.found, 0);
-    result.errors = [...new Set(runs.map((r) => r.error).filter((e): e is string => e !== null))].slice(0, 3);
-    result.distinct = Number((await c.query<{ n: string }>('SELECT count(*)::text AS n FROM game_server')).rows[0]?.n ?? 0);
+    result.errors = [
+      ...new Set(runs.map((r) => r.error).filter((e): e is string => e !== null)),
+    ].slice(0, 3);
+    result.distinct = Number(
+      (await c.query<{ n: string }>("SELECT count(*)::text AS n FROM game_server")).rows[0]?.n ?? 0,
+    );
     result.masterRequests = master.stats.requests;
     result.masterAnswered = master.stats.answered;
     result.masterRateLimited = master.stats.rateLimited;
-    log(`scale paced listing, ${label}: ${result.finished ? 'listed' : 'NOT listed'} in ${seconds(result.wallMs, 0)}, ${result.runsPartial} of ${result.runs} runs partial, master ${result.masterRequests} requests, ${result.masterRateLimited} refused`);
+    log(
+      `scale paced listing, ${label}: ${result.finished ? "listed" : "NOT listed"} in ${seconds(result.wallMs, 0)}, ${result.runsPartial} of ${result.runs} runs partial, master ${result.masterRequests} requests, ${result.masterRateLimited} refused`,
+    );
   } finally {
     await Promise.all(children.map((ch) => stopChild(ch, 20_000)));
     await c.end().catch(() => undefined);
@@ -521,9 +682,14 @@ async function pacedListing(fleet: SimFleet, regions: number[], log: (line: stri
   return result;
 }
 
-const perServer = (ms: number, servers: number): string => `${num(ms / Math.max(1, servers), 3)} ms`;
+const perServer = (ms: number, servers: number): string =>
+  `${num(ms / Math.max(1, servers), 3)} ms`;
 
-export async function runScalePart(options: BenchOptions, outDir: string, log: (line: string) => void): Promise<PartResult> {
+export async function runScalePart(
+  options: BenchOptions,
+  outDir: string,
+  log: (line: string) => void,
+): Promise<PartResult> {
   const started = Date.now();
   const count = options.scaleServers;
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
@@ -531,11 +697,17 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
   const layout = fleetLayout({ count, processes, hosts, basePort: 20000, seed: 1 });
   log(`scale: starting ${num(count)} simulated servers in ${processes} process(es)`);
   const fleet = await startFleetChildren(layout);
-  const master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false, host: '127.0.0.1', port: 0 });
+  const master = await startSimValveMaster({
+    fleet: fleet.specs,
+    rateLimit: false,
+    host: "127.0.0.1",
+    port: 0,
+  });
   const runs: ScaleRun[] = [];
   const paced: PacedListing[] = [];
   try {
-    for (const workers of options.scaleWorkers) runs.push(await runWorkers(workers, fleet, master.address, log));
+    for (const workers of options.scaleWorkers)
+      runs.push(await runWorkers(workers, fleet, master.address, log));
     for (const regions of [[], [0xff]]) paced.push(await pacedListing(fleet, regions, log));
   } finally {
     await master.close();
@@ -547,7 +719,9 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
   }).length;
   void outDir;
 
-  const steady = runs.map((r) => r.crawls.find((cr) => cr.crawl === 2)).filter((cr): cr is ScaleCrawl => cr !== undefined);
+  const steady = runs
+    .map((r) => r.crawls.find((cr) => cr.crawl === 2))
+    .filter((cr): cr is ScaleCrawl => cr !== undefined);
   const rowOf = (cr: ScaleCrawl, label: string): string[] => {
     const n = Math.max(1, cr.queried);
     const workersMs = cr.workerCpuMs.reduce((a, b) => a + b, 0);
@@ -555,7 +729,7 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
       `${cr.workers}${label}`,
       cr.finished ? seconds(cr.wallMs, 1) : `not finished after ${seconds(cr.wallMs, 0)}`,
       `**${num(cr.queried / (cr.wallMs / 1000))}**`,
-      `**${perServer(workersMs, n)}** (${cr.workerCpuMs.map((ms) => seconds(ms, 1)).join(' + ')})`,
+      `**${perServer(workersMs, n)}** (${cr.workerCpuMs.map((ms) => seconds(ms, 1)).join(" + ")})`,
       `${perServer(cr.pgBackendCpuMs, n)} (all postgres ${perServer(cr.pgAllCpuMs, n)})`,
       perServer(cr.redisCpuMs, n),
       perServer(cr.schedulerCpuMs, n),
@@ -570,61 +744,134 @@ export async function runScalePart(options: BenchOptions, outDir: string, log: (
     num(cr.simRequests / Math.max(1, cr.listed), 3),
     `${num(cr.xactCommit / Math.max(1, cr.queried), 3)} tx, ${num(cr.rowsInserted / Math.max(1, cr.queried), 2)} inserted + ${num(cr.rowsUpdated / Math.max(1, cr.queried), 2)} updated; WAL at most ${num(cr.walBytes / Math.max(1, cr.queried), 0)} bytes`,
     `${num(cr.redisPeakBytes / 1024, 0)} KiB peak (${num(cr.redisPeakBytes / Math.max(1, cr.listed), 0)} bytes per server), ${num(cr.redisEndBytes / 1024, 0)} KiB at the end`,
-    cr.workerPeakRssBytes.map((b) => mib(b)).join(', '),
+    cr.workerPeakRssBytes.map((b) => mib(b)).join(", "),
   ];
   const all = runs.flatMap((r) => r.crawls);
-  const oneEach = all.every((cr) => cr.maxSamplesPerServer === 1 && cr.samples === cr.listed && cr.queried === cr.listed && cr.batchesOpen === 0 && cr.serversWithoutSample === 0 && cr.batchJobStarts === cr.batches && cr.batchJobs === cr.batches);
+  const oneEach = all.every(
+    (cr) =>
+      cr.maxSamplesPerServer === 1 &&
+      cr.samples === cr.listed &&
+      cr.queried === cr.listed &&
+      cr.batchesOpen === 0 &&
+      cr.serversWithoutSample === 0 &&
+      cr.batchJobStarts === cr.batches &&
+      cr.batchJobs === cr.batches,
+  );
   const datagrams = steady.map((cr) => cr.simRequests / Math.max(1, cr.listed));
-  const datagramSpread = datagrams.length > 0 ? (Math.max(...datagrams) - Math.min(...datagrams)) / Math.min(...datagrams) : NaN;
+  const datagramSpread =
+    datagrams.length > 0
+      ? (Math.max(...datagrams) - Math.min(...datagrams)) / Math.min(...datagrams)
+      : NaN;
   const biggest = runs[runs.length - 1];
-  const bytesPerSample = biggest && biggest.sampleRows > 0 ? biggest.sampleTableBytes / biggest.sampleRows : NaN;
+  const bytesPerSample =
+    biggest && biggest.sampleRows > 0 ? biggest.sampleTableBytes / biggest.sampleRows : NaN;
   const listingPages = Math.ceil(count / MASTER_ADDRESSES_PER_PACKET);
   const markdown = [
     `One fleet of ${num(count)} simulated servers (${processes} process(es) of the bench's own fleet child, bench/scale/sim-child.ts, which counts the datagrams it receives; the default \`makeFleet\` mix, ${num(answering)} of them answer), ` +
       `the simulated Valve master in the bench process with its rate limit and the crawler's pacing off (at a real master's 20-30 requests a minute, ${MASTER_ADDRESSES_PER_PACKET} addresses a page, listing these ${num(count)} servers once would take ${num(listingPages / 30, 1)}-${num(listingPages / 20, 1)} minutes: see docs/scaling.md), and for each worker count a fresh database and Redis prefix on the machine's one PostgreSQL and one Redis: ` +
-      '`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`. ' +
-      `The one-worker defaults (${QUERY_CONCURRENCY} queries in flight, ${WORKER_CONCURRENCY} batch jobs at once) are divided between the N workers (${options.scaleWorkers.map((w) => `${w}: ${shareOf(w).queryConcurrency} / ${shareOf(w).workerConcurrency}`).join(', ')}), so every run puts the same load on the shared two cores; with the full defaults in each worker, 4 workers overloaded this machine and a third of the servers timed out. ` +
-      'Each worker count crawls twice: crawl 1 discovers the fleet (a fresh database; its CPU includes the processes starting), crawl 2 (started by enqueuing a start-crawl job, as the API\'s triggerCrawl does) is the steady state a 5-minute cadence repeats, and the per-server costs come from it. ' +
-      'Wall time runs from the start to the crawl row being closed.',
-    '',
-    `Load average (1/5/15 min) on this shared machine: ${runs.map((r) => `${r.workers} worker(s): ${r.loadBefore.map((l) => num(l, 2)).join(' / ')} before, ${r.loadAfter.map((l) => num(l, 2)).join(' / ')} after`).join('; ')}.`,
-    '',
-    ...runs.filter((r) => r.error !== undefined).flatMap((r) => [`**The ${r.workers}-worker run failed:** \`${r.error ?? ''}\` (its crawls that finished are below).`, '']),
+      "`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`. " +
+      `The one-worker defaults (${QUERY_CONCURRENCY} queries in flight, ${WORKER_CONCURRENCY} batch jobs at once) are divided between the N workers (${options.scaleWorkers.map((w) => `${w}: ${shareOf(w).queryConcurrency} / ${shareOf(w).workerConcurrency}`).join(", ")}), so every run puts the same load on the shared two cores; with the full defaults in each worker, 4 workers overloaded this machine and a third of the servers timed out. ` +
+      "Each worker count crawls twice: crawl 1 discovers the fleet (a fresh database; its CPU includes the processes starting), crawl 2 (started by enqueuing a start-crawl job, as the API's triggerCrawl does) is the steady state a 5-minute cadence repeats, and the per-server costs come from it. " +
+      "Wall time runs from the start to the crawl row being closed.",
+    "",
+    `Load average (1/5/15 min) on this shared machine: ${runs.map((r) => `${r.workers} worker(s): ${r.loadBefore.map((l) => num(l, 2)).join(" / ")} before, ${r.loadAfter.map((l) => num(l, 2)).join(" / ")} after`).join("; ")}.`,
+    "",
+    ...runs
+      .filter((r) => r.error !== undefined)
+      .flatMap((r) => [
+        `**The ${r.workers}-worker run failed:** \`${r.error ?? ""}\` (its crawls that finished are below).`,
+        "",
+      ]),
     'Steady state (crawl 2), CPU per server queried (servers that time out cost less than those that answer: see "answered" below):',
-    '',
-    table(['workers', 'wall', 'servers/s', 'workers CPU per server (each worker)', 'PostgreSQL CPU per server: bench database backends (all postgres processes)', 'Redis CPU per server', 'scheduler CPU per server', 'machine busy'], steady.map((cr) => rowOf(cr, ''))),
-    '',
-    'Discovery (crawl 1, processes starting included):',
-    '',
-    table(['workers', 'wall', 'servers/s', 'workers CPU per server (each worker)', 'PostgreSQL CPU per server: bench database backends (all postgres processes)', 'Redis CPU per server', 'scheduler CPU per server', 'machine busy'], all.filter((cr) => cr.crawl === 1).map((cr) => rowOf(cr, ''))),
-    '',
-    `Nothing done twice: ${oneEach ? '**every crawl wrote exactly one sample per listed server**, its counters say queried = listed, every batch closed, and every query-batch job was started exactly once (BullMQ attemptsStarted)' : '**a check failed** (see the table)'}; ` +
-      `the simulated servers received ${datagrams.map((d) => num(d, 3)).join(' / ')} datagrams per server in the steady crawls with ${steady.map((cr) => cr.workers).join(' / ')} worker(s) (spread ${num(datagramSpread * 100, 1)} %: how many servers time out, and so are not asked for players and rules, varies with the machine's load).`,
-    '',
-    table(['workers / crawl', 'crawl counters', 'samples (SQL)', 'batches', 'datagrams received per server', 'PostgreSQL writes per server (pg_stat_database; WAL of the whole cluster, an upper bound)', 'Redis memory under the prefix', 'worker peak RSS'], all.map(checkRow)),
-    '',
-    `Rows written per server in the steady crawl, by table (pg_stat_user_tables, partitions under their parent; inserted / updated (HOT) / deleted): ${steady
-      .map((cr) => `${cr.workers} worker(s): ${cr.tableWrites.map((t) => `${t.table} ${num(t.ins / Math.max(1, cr.queried), 2)} / ${num(t.upd / Math.max(1, cr.queried), 2)} (${num(t.hot / Math.max(1, cr.queried), 2)}) / ${num(t.del / Math.max(1, cr.queried), 2)}`).join(', ')}`)
-      .join('; ')}.`,
-    '',
-    `An idle worker (between crawls) used ${runs.map((r) => `${num(r.workerIdleCpuMsPerSecond, 1)}`).join(' / ')} ms of CPU per second with ${runs.map((r) => r.workers).join(' / ')} worker(s): the fixed cost each added process brings, which a small fleet or a short crawl does not amortise.`,
-    '',
-    `Raw history on disk: \`pg_total_relation_size('server_sample')\` after the ${biggest?.workers ?? '?'}-worker run's two crawls is ${mib(biggest?.sampleTableBytes ?? NaN)} for ${num(biggest?.sampleRows ?? 0)} samples, ${num(bytesPerSample, 1)} bytes per sample (a table this young has little bloat; bench/storage measures a full raw window). docs/scaling.md turns these figures into the full Steam listing.`,
-    '',
-    `Listing at the real rate: the runs above list with the master's rate limit and the crawler's pacing off. Here the first ${num(paced[0]?.servers ?? PACED_LISTING_SERVERS)} servers of the same fleet are listed by one worker through the simulated master with the real limit (${REAL_MASTER_RATE_LIMIT.packetsPerWindow} requests per ${seconds(REAL_MASTER_RATE_LIMIT.windowMs, 0)} from one address, then ${seconds(REAL_MASTER_RATE_LIMIT.silenceMs, 0)} of silence) and the crawler's default pacing (${DEFAULT_MASTER_REQUESTS_PER_MINUTE} requests a minute per listing), from the crawl's start to its last listing run closed:`,
-    '',
+    "",
     table(
-      ['regions listed', 'listing took', 'runs (partial)', 'addresses listed (distinct servers)', 'master requests (answered, refused by its limit)', 'errors'],
-      paced.map((p) => [p.regions, p.finished ? `**${seconds(p.wallMs, 0)}**` : `not done after ${seconds(p.wallMs, 0)}`, `${p.runs} (${p.runsPartial})`, `${num(p.found)} (${num(p.distinct)})`, `${num(p.masterRequests)} (${num(p.masterAnswered)}, **${num(p.masterRateLimited)}**)`, p.errors.join('; ') || 'none']),
+      [
+        "workers",
+        "wall",
+        "servers/s",
+        "workers CPU per server (each worker)",
+        "PostgreSQL CPU per server: bench database backends (all postgres processes)",
+        "Redis CPU per server",
+        "scheduler CPU per server",
+        "machine busy",
+      ],
+      steady.map((cr) => rowOf(cr, "")),
     ),
-    '',
+    "",
+    "Discovery (crawl 1, processes starting included):",
+    "",
+    table(
+      [
+        "workers",
+        "wall",
+        "servers/s",
+        "workers CPU per server (each worker)",
+        "PostgreSQL CPU per server: bench database backends (all postgres processes)",
+        "Redis CPU per server",
+        "scheduler CPU per server",
+        "machine busy",
+      ],
+      all.filter((cr) => cr.crawl === 1).map((cr) => rowOf(cr, "")),
+    ),
+    "",
+    `Nothing done twice: ${oneEach ? "**every crawl wrote exactly one sample per listed server**, its counters say queried = listed, every batch closed, and every query-batch job was started exactly once (BullMQ attemptsStarted)" : "**a check failed** (see the table)"}; ` +
+      `the simulated servers received ${datagrams.map((d) => num(d, 3)).join(" / ")} datagrams per server in the steady crawls with ${steady.map((cr) => cr.workers).join(" / ")} worker(s) (spread ${num(datagramSpread * 100, 1)} %: how many servers time out, and so are not asked for players and rules, varies with the machine's load).`,
+    "",
+    table(
+      [
+        "workers / crawl",
+        "crawl counters",
+        "samples (SQL)",
+        "batches",
+        "datagrams received per server",
+        "PostgreSQL writes per server (pg_stat_database; WAL of the whole cluster, an upper bound)",
+        "Redis memory under the prefix",
+        "worker peak RSS",
+      ],
+      all.map(checkRow),
+    ),
+    "",
+    `Rows written per server in the steady crawl, by table (pg_stat_user_tables, partitions under their parent; inserted / updated (HOT) / deleted): ${steady
+      .map(
+        (cr) =>
+          `${cr.workers} worker(s): ${cr.tableWrites.map((t) => `${t.table} ${num(t.ins / Math.max(1, cr.queried), 2)} / ${num(t.upd / Math.max(1, cr.queried), 2)} (${num(t.hot / Math.max(1, cr.queried), 2)}) / ${num(t.del / Math.max(1, cr.queried), 2)}`).join(", ")}`,
+      )
+      .join("; ")}.`,
+    "",
+    `An idle worker (between crawls) used ${runs.map((r) => `${num(r.workerIdleCpuMsPerSecond, 1)}`).join(" / ")} ms of CPU per second with ${runs.map((r) => r.workers).join(" / ")} worker(s): the fixed cost each added process brings, which a small fleet or a short crawl does not amortise.`,
+    "",
+    `Raw history on disk: \`pg_total_relation_size('server_sample')\` after the ${biggest?.workers ?? "?"}-worker run's two crawls is ${mib(biggest?.sampleTableBytes ?? NaN)} for ${num(biggest?.sampleRows ?? 0)} samples, ${num(bytesPerSample, 1)} bytes per sample (a table this young has little bloat; bench/storage measures a full raw window). docs/scaling.md turns these figures into the full Steam listing.`,
+    "",
+    `Listing at the real rate: the runs above list with the master's rate limit and the crawler's pacing off. Here the first ${num(paced[0]?.servers ?? PACED_LISTING_SERVERS)} servers of the same fleet are listed by one worker through the simulated master with the real limit (${REAL_MASTER_RATE_LIMIT.packetsPerWindow} requests per ${seconds(REAL_MASTER_RATE_LIMIT.windowMs, 0)} from one address, then ${seconds(REAL_MASTER_RATE_LIMIT.silenceMs, 0)} of silence) and the crawler's default pacing (${DEFAULT_MASTER_REQUESTS_PER_MINUTE} requests a minute per listing), from the crawl's start to its last listing run closed:`,
+    "",
+    table(
+      [
+        "regions listed",
+        "listing took",
+        "runs (partial)",
+        "addresses listed (distinct servers)",
+        "master requests (answered, refused by its limit)",
+        "errors",
+      ],
+      paced.map((p) => [
+        p.regions,
+        p.finished ? `**${seconds(p.wallMs, 0)}**` : `not done after ${seconds(p.wallMs, 0)}`,
+        `${p.runs} (${p.runsPartial})`,
+        `${num(p.found)} (${num(p.distinct)})`,
+        `${num(p.masterRequests)} (${num(p.masterAnswered)}, **${num(p.masterRateLimited)}**)`,
+        p.errors.join("; ") || "none",
+      ]),
+    ),
+    "",
     'PostgreSQL and Redis are shared with other work on the machine: "bench database backends" counts only the backends connected to the bench database (the bench\'s own polling connection left out), "all postgres" adds the WAL writer, checkpointer and whatever other sessions did meanwhile; the Redis figure is the whole redis-server. Wall times on a loaded 2-core machine say little: with the fleet, PostgreSQL and the workers on the same two cores, more workers cannot make the crawl faster once the cores are busy; the CPU per server is the figure that carries over.',
-  ].join('\n');
+  ].join("\n");
   return {
-    id: 'scale',
-    title: 'Scale-out (1, 2, 4 workers)',
+    id: "scale",
+    title: "Scale-out (1, 2, 4 workers)",
     markdown,
-    commands: [`npm run bench -- --only scale --scale-servers ${count} --scale-workers ${options.scaleWorkers.join(',')}`],
+    commands: [
+      `npm run bench -- --only scale --scale-servers ${count} --scale-workers ${options.scaleWorkers.join(",")}`,
+    ],
     verdicts: [],
     data: { layout: { count, processes }, runs, paced },
     wallMs: Date.now() - started,

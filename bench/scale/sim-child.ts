@@ -6,21 +6,22 @@
  * keep it from writing twice. Exits when stdin closes.
  * Args: <layout JSON> <slice>.
  */
-import { createInterface } from 'node:readline';
-import { layoutSpecs, sliceRange, type FleetLayout } from '../../src/simulator/fleet-processes';
-import { startFleet } from '../../src/simulator/fleet';
+import { createInterface } from "node:readline";
+import { layoutSpecs, sliceRange, type FleetLayout } from "../../src/simulator/fleet-processes";
+import { startFleet } from "../../src/simulator/fleet";
 
 async function main(): Promise<void> {
-  const layout = JSON.parse(process.argv[2] ?? '') as FleetLayout;
+  const layout = JSON.parse(process.argv[2] ?? "") as FleetLayout;
   const slice = Number(process.argv[3]);
   const { start, end } = sliceRange(layout, slice);
   const fleet = await startFleet(layoutSpecs(layout).slice(start, end));
   process.stdout.write(`${JSON.stringify({ ready: true, slice, servers: fleet.specs.length })}\n`);
   const lines = createInterface({ input: process.stdin });
-  lines.on('line', (line) => {
-    if (line.trim() === 'stats') process.stdout.write(`${JSON.stringify({ stats: fleet.stats() })}\n`);
+  lines.on("line", (line) => {
+    if (line.trim() === "stats")
+      process.stdout.write(`${JSON.stringify({ stats: fleet.stats() })}\n`);
   });
-  await new Promise<void>((resolve) => lines.once('close', resolve));
+  await new Promise<void>((resolve) => lines.once("close", resolve));
   await fleet.stop();
 }
 

@@ -9,9 +9,9 @@
  * - population_rollup: HOUR and DAY buckets per dimension key (ALL, APP, FOLDER, MAP, REGION, PROTOCOL).
  * The history ends at 00:00 UTC today, so "the last 30 days" is all history.
  */
-import type { Client } from 'pg';
-import { SIM_GAMES } from '../../src/simulator/games';
-import { partitionName } from '../../src/crawler/store/partitions';
+import type { Client } from "pg";
+import { SIM_GAMES } from "../../src/simulator/games";
+import { partitionName } from "../../src/crawler/store/partitions";
 
 export const SAMPLES_PER_DAY = 288;
 const DAY_MS = 24 * 3600 * 1000;
@@ -49,8 +49,26 @@ async function timed(body: () => Promise<unknown>): Promise<number> {
 
 /** Games weighted like the simulated fleet, as SQL rows. */
 function gamesJson(): string {
-  const rows: Array<{ folder: string; game: string; app_id: number; maps: readonly string[]; max_players: readonly number[]; version: string; tags: readonly string[] }> = [];
-  for (const g of SIM_GAMES) for (let w = 0; w < g.weight; w++) rows.push({ folder: g.folder, game: g.game, app_id: g.appId, maps: g.maps, max_players: g.maxPlayers, version: g.version, tags: g.tags });
+  const rows: Array<{
+    folder: string;
+    game: string;
+    app_id: number;
+    maps: readonly string[];
+    max_players: readonly number[];
+    version: string;
+    tags: readonly string[];
+  }> = [];
+  for (const g of SIM_GAMES)
+    for (let w = 0; w < g.weight; w++)
+      rows.push({
+        folder: g.folder,
+        game: g.game,
+        app_id: g.appId,
+        maps: g.maps,
+        max_players: g.maxPlayers,
+        version: g.version,
+        tags: g.tags,
+      });
   return JSON.stringify(rows);
 }
 
@@ -58,11 +76,16 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
   const endAt = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
   const startAt = new Date(endAt.getTime() - o.days * DAY_MS);
   await c.query("SET synchronous_commit = off");
-  await c.query("INSERT INTO master_source (name, kind, host, port, updated_at) VALUES ('bench-master', 'VALVE_UDP', '127.0.0.1', 27011, now())");
+  await c.query(
+    "INSERT INTO master_source (name, kind, host, port, updated_at) VALUES ('bench-master', 'VALVE_UDP', '127.0.0.1', 27011, now())",
+  );
 
   o.log(`storage: ${o.servers} servers`);
   const serversMs = await timed(async () => {
-    await c.query('CREATE TEMP TABLE bench_game AS SELECT (row_number() OVER ()) - 1 AS n, * FROM jsonb_to_recordset($1::jsonb) AS x(folder text, game text, app_id int, maps text[], max_players int[], version text, tags text[])', [gamesJson()]);
+    await c.query(
+      "CREATE TEMP TABLE bench_game AS SELECT (row_number() OVER ()) - 1 AS n, * FROM jsonb_to_recordset($1::jsonb) AS x(folder text, game text, app_id int, maps text[], max_players int[], version text, tags text[])",
+      [gamesJson()],
+    );
     await c.query(
       `INSERT INTO game_server (address, ip, query_port, game_port, protocol, region, status, source_id, name, map, folder, game, app_id,
          players, max_players, bots, password_protected, vac_secured, dedicated, server_type, os, version, keywords, steam_id,
@@ -101,12 +124,14 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
   const rawMs = await timed(async () => {
     // Generated rows are consistent by construction: skip the per-row foreign-key triggers (the
     // crawler's inserts pay them; this part measures sizes, and an hour-long run has no time for them).
-    await c.query('SET session_replication_role = replica');
+    await c.query("SET session_replication_role = replica");
     for (let d = o.rawDays; d >= 1; d--) {
       const day = new Date(endAt.getTime() - d * DAY_MS);
       const name = partitionName(day);
       rawPartitions.push(name);
-      await c.query(`CREATE TABLE "${name}" PARTITION OF server_sample FOR VALUES FROM ('${day.toISOString()}') TO ('${new Date(day.getTime() + DAY_MS).toISOString()}')`);
+      await c.query(
+        `CREATE TABLE "${name}" PARTITION OF server_sample FOR VALUES FROM ('${day.toISOString()}') TO ('${new Date(day.getTime() + DAY_MS).toISOString()}')`,
+      );
       const r = await c.query(
         `INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
          SELECT g.id, c.started_at, c.id, on_.online,
@@ -121,7 +146,7 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
       rawRows += r.rowCount ?? 0;
       o.log(`storage: raw ${name}: ${r.rowCount} samples`);
     }
-    await c.query('SET session_replication_role = DEFAULT');
+    await c.query("SET session_replication_role = DEFAULT");
   });
 
   // One row per server per day; the 24 hourly slots come from a pool of 1,000 day profiles (values
@@ -143,7 +168,7 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
           array_agg((((n * 7 + h * 3) % 20 + 2) * 12)::int ORDER BY h) AS h_players_sum,
           array_agg((h % 3)::smallint ORDER BY h) AS h_bots_max
         FROM generate_series(0, 999) n, generate_series(0, 23) h GROUP BY n) p`);
-    await c.query('SET session_replication_role = replica');
+    await c.query("SET session_replication_role = replica");
     for (let d = 0; d < o.days; d++) {
       const day = new Date(startAt.getTime() + d * DAY_MS);
       const r = await c.query(
@@ -156,7 +181,7 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
       );
       dayRows += r.rowCount ?? 0;
     }
-    await c.query('SET session_replication_role = DEFAULT');
+    await c.query("SET session_replication_role = DEFAULT");
     o.log(`storage: ${dayRows} server-day rows`);
   });
 
@@ -185,12 +210,23 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
     );
     populationRows = (r.rowCount ?? 0) + (r2.rowCount ?? 0);
   });
-  await c.query('ANALYZE');
-  return { endAt, timings: { serversMs, crawlsMs, rawMs, daysMs, populationMs }, rawRows, dayRows, populationRows, rawPartitions };
+  await c.query("ANALYZE");
+  return {
+    endAt,
+    timings: { serversMs, crawlsMs, rawMs, daysMs, populationMs },
+    rawRows,
+    dayRows,
+    populationRows,
+    rawPartitions,
+  };
 }
 
 /** DAY buckets for the year before the generated history, so a 1-year population chart has a year of points. */
-export async function extendPopulationToYear(c: Client, endAt: Date, days: number): Promise<number> {
+export async function extendPopulationToYear(
+  c: Client,
+  endAt: Date,
+  days: number,
+): Promise<number> {
   const yearStart = new Date(endAt.getTime() - 365 * DAY_MS);
   const historyStart = new Date(endAt.getTime() - days * DAY_MS);
   if (yearStart >= historyStart) return 0;
@@ -201,6 +237,6 @@ export async function extendPopulationToYear(c: Client, endAt: Date, days: numbe
      WHERE p.resolution = 'DAY' AND p.bucket_at = $2::timestamptz`,
     [yearStart, historyStart],
   );
-  await c.query('ANALYZE population_rollup');
+  await c.query("ANALYZE population_rollup");
   return r.rowCount ?? 0;
 }

@@ -4,10 +4,15 @@
  * window) and, apart, the raw window (server_sample day partitions). The database stays up for the API
  * part (5), which reads it.
  */
-import type { BenchOptions } from '../lib/args';
-import { connect, createBenchDb, totalBytes, type BenchDb } from '../lib/bench-db';
-import { mib, num, seconds, table, type PartResult, type Verdict } from '../lib/report';
-import { extendPopulationToYear, generateHistory, SAMPLES_PER_DAY, type Generated } from './generate';
+import type { BenchOptions } from "../lib/args";
+import { connect, createBenchDb, totalBytes, type BenchDb } from "../lib/bench-db";
+import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
+import {
+  extendPopulationToYear,
+  generateHistory,
+  SAMPLES_PER_DAY,
+  type Generated,
+} from "./generate";
 
 const TARGET_BYTES = 2048;
 /** The crawler's default raw window (HISTORY_RAW_DAYS). */
@@ -31,12 +36,24 @@ export function rawServersFor(options: BenchOptions): number {
 /** The generated database, made once per run (the storage part makes it, the API part reuses it). */
 export function storageDb(options: BenchOptions, log: (line: string) => void): Promise<StorageDb> {
   prepared ??= (async () => {
-    const db = await createBenchDb('store');
+    const db = await createBenchDb("store");
     const c = await connect(db.url);
     try {
-      const generated = await generateHistory(c, { servers: options.storageServers, days: options.storageDays, rawDays: Math.min(RAW_DAYS, options.storageDays), rawServers: rawServersFor(options), log });
+      const generated = await generateHistory(c, {
+        servers: options.storageServers,
+        days: options.storageDays,
+        rawDays: Math.min(RAW_DAYS, options.storageDays),
+        rawServers: rawServersFor(options),
+        log,
+      });
       const extraPopulationRows = -1;
-      return { db, generated, servers: options.storageServers, days: options.storageDays, extraPopulationRows };
+      return {
+        db,
+        generated,
+        servers: options.storageServers,
+        days: options.storageDays,
+        extraPopulationRows,
+      };
     } finally {
       await c.end();
     }
@@ -64,7 +81,11 @@ export async function ensureYearOfPopulation(s: StorageDb): Promise<number> {
   return s.extraPopulationRows;
 }
 
-export async function runStoragePart(options: BenchOptions, _outDir: string, log: (line: string) => void): Promise<PartResult> {
+export async function runStoragePart(
+  options: BenchOptions,
+  _outDir: string,
+  log: (line: string) => void,
+): Promise<PartResult> {
   const started = Date.now();
   const s = await storageDb(options, log);
   const g = s.generated;
@@ -73,14 +94,25 @@ export async function runStoragePart(options: BenchOptions, _outDir: string, log
   let rowBytes: Record<string, number>;
   try {
     sizes = {
-      server_day: await totalBytes(c, ['server_day']),
-      population_rollup: await totalBytes(c, ['population_rollup']),
+      server_day: await totalBytes(c, ["server_day"]),
+      population_rollup: await totalBytes(c, ["population_rollup"]),
       raw: await totalBytes(c, g.rawPartitions),
-      game_server: await totalBytes(c, ['game_server']),
-      crawl: await totalBytes(c, ['crawl']),
+      game_server: await totalBytes(c, ["game_server"]),
+      crawl: await totalBytes(c, ["crawl"]),
     };
-    const avg = async (rel: string): Promise<number> => Number((await c.query<{ b: string }>(`SELECT COALESCE(avg(pg_column_size(t.*)), 0)::text AS b FROM (SELECT * FROM ${rel} LIMIT 10000) t`)).rows[0]?.b ?? 0);
-    rowBytes = { server_day: await avg('server_day'), server_sample: await avg('server_sample'), population_rollup: await avg('population_rollup') };
+    const avg = async (rel: string): Promise<number> =>
+      Number(
+        (
+          await c.query<{ b: string }>(
+            `SELECT COALESCE(avg(pg_column_size(t.*)), 0)::text AS b FROM (SELECT * FROM ${rel} LIMIT 10000) t`,
+          )
+        ).rows[0]?.b ?? 0,
+      );
+    rowBytes = {
+      server_day: await avg("server_day"),
+      server_sample: await avg("server_sample"),
+      population_rollup: await avg("population_rollup"),
+    };
   } finally {
     await c.end();
   }
@@ -92,7 +124,12 @@ export async function runStoragePart(options: BenchOptions, _outDir: string, log
   const rawPerServerDay = (sizes.raw ?? 0) / (rawServers * rawDays);
   const rawWindowFull = rawPerServerDay * s.servers * rawDays;
   const verdicts: Verdict[] = [
-    { what: `long-term bytes per server per day (${num(s.servers)} servers, ${s.days} days)`, target: '< 2 KB (2,048 bytes)', measured: `${num(longTermPerServerDay)} bytes`, met: longTermPerServerDay < TARGET_BYTES },
+    {
+      what: `long-term bytes per server per day (${num(s.servers)} servers, ${s.days} days)`,
+      target: "< 2 KB (2,048 bytes)",
+      measured: `${num(longTermPerServerDay)} bytes`,
+      met: longTermPerServerDay < TARGET_BYTES,
+    },
   ];
   const scaled = rawServers < s.servers;
   const t = g.timings;
@@ -101,37 +138,75 @@ export async function runStoragePart(options: BenchOptions, _outDir: string, log
       `the raw window (the crawler's default HISTORY_RAW_DAYS = ${rawDays} days: one day partition of \`server_sample\` per UTC day, one sample per server per crawl) and the long-term layout: \`server_day\` (one row per server per day, 24 hourly slots in arrays) and \`population_rollup\` (HOUR and DAY buckets for ALL, APP, FOLDER, MAP, REGION and PROTOCOL keys).`,
     scaled
       ? `The raw window was generated for ${num(rawServers)} of the ${num(s.servers)} servers: at about ${num(rawPerServerDay / 1024, 1)} KiB per server per day, all ${num(s.servers)} would need ${mib(rawWindowFull)} and more time than this hour-long run has on this machine. Its size per server per day does not depend on the number of servers, so the full figure below is that per-server size times ${num(s.servers)} servers (an extrapolation, labelled as such).`
-      : '',
-    '',
+      : "",
+    "",
     table(
-      ['what', 'rows', 'on disk (heap + indexes + TOAST)', 'per server per day', 'average row'],
+      ["what", "rows", "on disk (heap + indexes + TOAST)", "per server per day", "average row"],
       [
-        ['**long-term** (server_day + population_rollup)', num(g.dayRows + g.populationRows), mib(longTerm), `**${num(longTermPerServerDay)} bytes**`, ''],
-        ['- server_day', num(g.dayRows), mib(sizes.server_day ?? 0), `${num((sizes.server_day ?? 0) / serverDays)} bytes`, `${num(rowBytes.server_day ?? 0)} bytes`],
-        ['- population_rollup', num(g.populationRows), mib(sizes.population_rollup ?? 0), `${num((sizes.population_rollup ?? 0) / serverDays, 1)} bytes`, `${num(rowBytes.population_rollup ?? 0)} bytes`],
-        [`**raw window** (${rawDays} days of server_sample, ${num(rawServers)} servers)`, num(g.rawRows), mib(sizes.raw ?? 0), `**${num(rawPerServerDay)} bytes**`, `${num(rowBytes.server_sample ?? 0)} bytes`],
-        [`raw window for all ${num(s.servers)} servers${scaled ? ' (extrapolated)' : ''}`, num(s.servers * rawDays * SAMPLES_PER_DAY), mib(rawWindowFull), '', ''],
-        ['current state (game_server, not history)', num(s.servers), mib(sizes.game_server ?? 0), '', ''],
-        ['crawl bookkeeping (crawl)', num(s.days * SAMPLES_PER_DAY), mib(sizes.crawl ?? 0), '', ''],
+        [
+          "**long-term** (server_day + population_rollup)",
+          num(g.dayRows + g.populationRows),
+          mib(longTerm),
+          `**${num(longTermPerServerDay)} bytes**`,
+          "",
+        ],
+        [
+          "- server_day",
+          num(g.dayRows),
+          mib(sizes.server_day ?? 0),
+          `${num((sizes.server_day ?? 0) / serverDays)} bytes`,
+          `${num(rowBytes.server_day ?? 0)} bytes`,
+        ],
+        [
+          "- population_rollup",
+          num(g.populationRows),
+          mib(sizes.population_rollup ?? 0),
+          `${num((sizes.population_rollup ?? 0) / serverDays, 1)} bytes`,
+          `${num(rowBytes.population_rollup ?? 0)} bytes`,
+        ],
+        [
+          `**raw window** (${rawDays} days of server_sample, ${num(rawServers)} servers)`,
+          num(g.rawRows),
+          mib(sizes.raw ?? 0),
+          `**${num(rawPerServerDay)} bytes**`,
+          `${num(rowBytes.server_sample ?? 0)} bytes`,
+        ],
+        [
+          `raw window for all ${num(s.servers)} servers${scaled ? " (extrapolated)" : ""}`,
+          num(s.servers * rawDays * SAMPLES_PER_DAY),
+          mib(rawWindowFull),
+          "",
+          "",
+        ],
+        [
+          "current state (game_server, not history)",
+          num(s.servers),
+          mib(sizes.game_server ?? 0),
+          "",
+          "",
+        ],
+        ["crawl bookkeeping (crawl)", num(s.days * SAMPLES_PER_DAY), mib(sizes.crawl ?? 0), "", ""],
       ],
     ),
-    '',
-    `Target: under 2 KB per server per day long-term: **${num(longTermPerServerDay)} bytes**, ${verdicts[0]?.met ? 'met' : 'missed'}. ` +
+    "",
+    `Target: under 2 KB per server per day long-term: **${num(longTermPerServerDay)} bytes**, ${verdicts[0]?.met ? "met" : "missed"}. ` +
       `Over a year that is ${mib(longTermPerServerDay * s.servers * 365)} for ${num(s.servers)} servers; the raw window stays at ${mib(rawWindowFull)} whatever the age of the index, because whole day partitions are dropped once rolled up.`,
-    '',
+    "",
     `What sets the long-term figure: one \`server_day\` row of ${num(rowBytes.server_day ?? 0)} bytes (seven 24-slot arrays: samples, online, players min/max/sum, bots, map) plus its primary-key index; population rollups add ${num((sizes.population_rollup ?? 0) / serverDays, 1)} bytes per server per day, as their row count grows with the number of games, maps and regions, not servers. ` +
       `The raw window costs ${num(rawPerServerDay / Math.max(1, longTermPerServerDay), 0)}x as much per server per day: ${SAMPLES_PER_DAY} rows of ${num(rowBytes.server_sample ?? 0)} bytes plus the 24-byte tuple header and the (game_server_id, crawl_at, crawl_id) primary key for each.`,
-    '',
+    "",
     `Generation took ${seconds(t.serversMs + t.crawlsMs + t.rawMs + t.daysMs + t.populationMs, 0)}: servers ${seconds(t.serversMs, 1)}, raw samples ${seconds(t.rawMs, 1)} (${num(g.rawRows / Math.max(t.rawMs / 1000, 0.001))} rows/s), server-days ${seconds(t.daysMs, 1)}, population ${seconds(t.populationMs, 1)}. ` +
-      'The hourly slots come from a pool of 1,000 generated day profiles, and each server keeps its own map; sizes, not values, are what this part measures.',
+      "The hourly slots come from a pool of 1,000 generated day profiles, and each server keeps its own map; sizes, not values, are what this part measures.",
   ]
     .filter((line) => line !== null)
-    .join('\n');
+    .join("\n");
   return {
-    id: 'storage',
-    title: 'Storage',
+    id: "storage",
+    title: "Storage",
     markdown,
-    commands: [`npm run bench -- --only storage --storage-servers ${s.servers} --storage-days ${s.days}`],
+    commands: [
+      `npm run bench -- --only storage --storage-servers ${s.servers} --storage-days ${s.days}`,
+    ],
     verdicts,
     data: { sizes, rowBytes, generated: g, longTermPerServerDay, rawPerServerDay, rawWindowFull },
     wallMs: Date.now() - started,

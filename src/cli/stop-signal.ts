@@ -2,9 +2,9 @@
  * Stop requests to a foreground command or the service: SIGINT (a terminal's Ctrl-C) or SIGTERM (an
  * orchestrator, `kill`). Every command that runs until stopped listens through here.
  */
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+export type StopSignal = "SIGINT" | "SIGTERM";
 
-const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM'];
+const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
 
 /** Calls `onStop` for every SIGINT and SIGTERM until the returned function is called. */
 export function onStopSignal(onStop: (signal: StopSignal) => void): () => void {

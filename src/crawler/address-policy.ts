@@ -5,35 +5,47 @@
  * never resolved, unless the configured allow-list names the range or the exact host name. The check
  * is made at send time (not trusted from the database), against the blocked ranges too.
  */
-import ipaddr from 'ipaddr.js';
-import type { AllowEntry } from '../shared/config';
+import ipaddr from "ipaddr.js";
+import type { AllowEntry } from "../shared/config";
 
 export type AddressVerdict =
-  | { queryable: true; ip: string | null; reason: 'public' | 'allow-listed' }
-  | { queryable: false; ip: string | null; reason: 'relay' | 'non-public' | 'host-name' | 'blocked' | 'invalid' };
+  | { queryable: true; ip: string | null; reason: "public" | "allow-listed" }
+  | {
+      queryable: false;
+      ip: string | null;
+      reason: "relay" | "non-public" | "host-name" | "blocked" | "invalid";
+    };
 
 /** Steam Datagram Relay "fake IPs": listed by masters, never directly queryable. */
-const SDR_RELAY: [ipaddr.IPv4, number] = ipaddr.parseCIDR('169.254.0.0/16') as [ipaddr.IPv4, number];
+const SDR_RELAY: [ipaddr.IPv4, number] = ipaddr.parseCIDR("169.254.0.0/16") as [
+  ipaddr.IPv4,
+  number,
+];
 
 export interface AddressPolicy {
   check(host: string): AddressVerdict;
 }
 
 function normalise(host: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   // ipaddr.isValid accepts odd IPv4 forms ('0x7f.1', '127.1'); insist on the canonical dotted quad.
   if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare);
-  if (bare.includes(':') && ipaddr.IPv6.isValid(bare)) {
+  if (bare.includes(":") && ipaddr.IPv6.isValid(bare)) {
     const v6 = ipaddr.IPv6.parse(bare);
     return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
   }
   return null;
 }
 
-function matches(ip: ipaddr.IPv4 | ipaddr.IPv6, range: [ipaddr.IPv4 | ipaddr.IPv6, number]): boolean {
+function matches(
+  ip: ipaddr.IPv4 | ipaddr.IPv6,
+  range: [ipaddr.IPv4 | ipaddr.IPv6, number],
+): boolean {
   const [net, bits] = range;
   if (ip.kind() !== net.kind()) return false;
-  return ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4).match(net as ipaddr.IPv4, bits) : (ip as ipaddr.IPv6).match(net as ipaddr.IPv6, bits);
+  return ip.kind() === "ipv4"
+    ? (ip as ipaddr.IPv4).match(net as ipaddr.IPv4, bits)
+    : (ip as ipaddr.IPv6).match(net as ipaddr.IPv6, bits);
 }
 
 /** Canonical text of an IP literal (for the inet column), or null for anything else. */
@@ -46,31 +58,49 @@ export function isRelayAddress(host: string): boolean {
   return ip !== null && matches(ip, SDR_RELAY);
 }
 
-export function createAddressPolicy(allowList: readonly AllowEntry[], blocked: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][] = []): AddressPolicy {
-  const allowedHosts = new Set(allowList.flatMap((e) => (e.kind === 'host' ? [e.name] : [])));
-  const allowedRanges = allowList.flatMap((e) => (e.kind === 'cidr' ? [e.range] : []));
+export function createAddressPolicy(
+  allowList: readonly AllowEntry[],
+  blocked: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][] = [],
+): AddressPolicy {
+  const allowedHosts = new Set(allowList.flatMap((e) => (e.kind === "host" ? [e.name] : [])));
+  const allowedRanges = allowList.flatMap((e) => (e.kind === "cidr" ? [e.range] : []));
   return {
     check(host: string): AddressVerdict {
       const ip = normalise(host);
       if (ip === null) {
-        if (allowedHosts.has(host.toLowerCase())) return { queryable: true, ip: null, reason: 'allow-listed' };
-        return { queryable: false, ip: null, reason: /^[a-z0-9.-]+$/i.test(host) ? 'host-name' : 'invalid' };
+        if (allowedHosts.has(host.toLowerCase()))
+          return { queryable: true, ip: null, reason: "allow-listed" };
+        return {
+          queryable: false,
+          ip: null,
+          reason: /^[a-z0-9.-]+$/i.test(host) ? "host-name" : "invalid",
+        };
       }
       const text = ip.toString();
-      if (blocked.some((r) => matches(ip, r))) return { queryable: false, ip: text, reason: 'blocked' };
-      if (allowedRanges.some((r) => matches(ip, r))) return { queryable: true, ip: text, reason: 'allow-listed' };
-      if (matches(ip, SDR_RELAY)) return { queryable: false, ip: text, reason: 'relay' };
-      return ip.range() === 'unicast' ? { queryable: true, ip: text, reason: 'public' } : { queryable: false, ip: text, reason: 'non-public' };
+      if (blocked.some((r) => matches(ip, r)))
+        return { queryable: false, ip: text, reason: "blocked" };
+      if (allowedRanges.some((r) => matches(ip, r)))
+        return { queryable: true, ip: text, reason: "allow-listed" };
+      if (matches(ip, SDR_RELAY)) return { queryable: false, ip: text, reason: "relay" };
+      return ip.range() === "unicast"
+        ? { queryable: true, ip: text, reason: "public" }
+        : { queryable: false, ip: text, reason: "non-public" };
     },
   };
 }
 
 /** Parse blocked_range rows (inet text such as '10.0.0.0/8' or '1.2.3.4/32'). Bad rows are skipped. */
-export function parseBlockedRanges(cidrs: readonly string[]): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
+export function parseBlockedRanges(
+  cidrs: readonly string[],
+): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
   const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
   for (const text of cidrs) {
     try {
-      out.push(text.includes('/') ? ipaddr.parseCIDR(text) : [ipaddr.parse(text), ipaddr.parse(text).kind() === 'ipv4' ? 32 : 128]);
+      out.push(
+        text.includes("/")
+          ? ipaddr.parseCIDR(text)
+          : [ipaddr.parse(text), ipaddr.parse(text).kind() === "ipv4" ? 32 : 128],
+      );
     } catch {
       // An inet column only holds valid values; nothing to do for the impossible case.
     }

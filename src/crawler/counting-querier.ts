@@ -1,5 +1,5 @@
 /** Counts every query outcome (by protocol, and 'ok' or the ProtocolError code) for /metrics. */
-import type { Querier } from './querier';
+import type { Querier } from "./querier";
 
 export interface OutcomeCounter {
   inc(labels: { protocol: string; outcome: string }): void;
@@ -9,7 +9,10 @@ export function countOutcomes(querier: Querier, counter: OutcomeCounter): Querie
   return {
     async query(target, signal) {
       const outcome = await querier.query(target, signal);
-      counter.inc({ protocol: target.protocol, outcome: outcome.kind === 'answered' ? 'ok' : outcome.code });
+      counter.inc({
+        protocol: target.protocol,
+        outcome: outcome.kind === "answered" ? "ok" : outcome.code,
+      });
       return outcome;
     },
   };

@@ -11,20 +11,44 @@
  * A list source or a game server failing is a result (a partial run, a failed outcome), not a job failure;
  * jobs fail only when our side does (database, Redis), and are then retried.
  */
-import { startDeadline } from '../protocol';
-import type { Db } from '../shared/db';
-import type { Logger } from '../shared/logger';
-import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from './address-policy';
-import type { FakePlayerRules } from './fake-players';
-import { splitLabel, type ListSourceFactory, type ListSplit, type ListedServer, type ListingTruncation } from './list-source';
-import { mapLimit, type Querier } from './querier';
-import { abandonStaleCrawls, batchServerIds, finishCrawl as closeCrawl, getCrawl, isCrawlComplete, lastResumeCursor, listRuns, loadSource, openCrawlIfIdle, pendingBatchKeys, type CrawlRecord } from './store/crawl-store';
-import { createBlockedRangeReader, type BlockedRangeReader } from './store/blocked-ranges';
-import { rollupRange } from './store/history-store';
-import { ensureSamplePartition } from './store/partitions';
-import { recordListing, writeBatchOutcomes, writeServerOutcome, type BatchOutcome, type ListingRow } from './store/server-store';
-import type { AllowEntry } from '../shared/config';
-import { toId } from '../shared/ids';
+import { startDeadline } from "../protocol";
+import type { Db } from "../shared/db";
+import type { Logger } from "../shared/logger";
+import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from "./address-policy";
+import type { FakePlayerRules } from "./fake-players";
+import {
+  splitLabel,
+  type ListSourceFactory,
+  type ListSplit,
+  type ListedServer,
+  type ListingTruncation,
+} from "./list-source";
+import { mapLimit, type Querier } from "./querier";
+import {
+  abandonStaleCrawls,
+  batchServerIds,
+  finishCrawl as closeCrawl,
+  getCrawl,
+  isCrawlComplete,
+  lastResumeCursor,
+  listRuns,
+  loadSource,
+  openCrawlIfIdle,
+  pendingBatchKeys,
+  type CrawlRecord,
+} from "./store/crawl-store";
+import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
+import { rollupRange } from "./store/history-store";
+import { ensureSamplePartition } from "./store/partitions";
+import {
+  recordListing,
+  writeBatchOutcomes,
+  writeServerOutcome,
+  type BatchOutcome,
+  type ListingRow,
+} from "./store/server-store";
+import type { AllowEntry } from "../shared/config";
+import { toId } from "../shared/ids";
 
 export interface ListRunJob {
   crawlId: number;
@@ -67,11 +91,25 @@ export interface CrawlSettings {
 }
 
 export type CrawlEvent =
-  | { type: 'listed'; crawlId: number; region: number; found: number; partial: boolean; error: string | null }
-  | { type: 'batch'; crawlId: number; queried: number; answered: number; failed: number; written: number }
-  | { type: 'finished'; crawlId: number }
+  | {
+      type: "listed";
+      crawlId: number;
+      region: number;
+      found: number;
+      partial: boolean;
+      error: string | null;
+    }
+  | {
+      type: "batch";
+      crawlId: number;
+      queried: number;
+      answered: number;
+      failed: number;
+      written: number;
+    }
+  | { type: "finished"; crawlId: number }
   /** A scheduled or requested crawl found the source's previous crawl still running: not started. */
-  | { type: 'skipped'; sourceId: number; sourceName: string; runningCrawlId: number };
+  | { type: "skipped"; sourceId: number; sourceName: string; runningCrawlId: number };
 
 export interface CrawlDeps {
   db: Db;
@@ -85,7 +123,10 @@ export interface CrawlDeps {
 
 /** Crawl keys go into BullMQ job ids, which may not contain ':' (BullMQ's key separator): only [a-z0-9-]. */
 export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
-  const slug = sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64);
+  const slug = sourceName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .slice(0, 64);
   return `${slug}-${scheduledAtMs}`;
 }
 
@@ -104,19 +145,25 @@ const CANCEL_POLL_MS = 1000;
  * removed: cancelOpenCrawls, or the crawl's rows deleted with the source), checked every second, so a
  * running job stops sending to the source and its servers. `cancelled()` tells the second case apart.
  */
-function watchCrawl(deps: CrawlDeps, crawlId: number, parent?: AbortSignal): { signal: AbortSignal; cancelled(): boolean; dispose(): void } {
+function watchCrawl(
+  deps: CrawlDeps,
+  crawlId: number,
+  parent?: AbortSignal,
+): { signal: AbortSignal; cancelled(): boolean; dispose(): void } {
   const controller = new AbortController();
   let cancelled = false;
   const onParent = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener('abort', onParent, { once: true });
+  else parent?.addEventListener("abort", onParent, { once: true });
   const timer = setInterval(() => {
     getCrawl(deps.db, crawlId)
       .then((c) => {
         if (c !== null && c.finishedAt === null) return;
         cancelled = true;
         clearInterval(timer);
-        controller.abort(new DOMException('the crawl was closed (its source disabled or removed)', 'AbortError'));
+        controller.abort(
+          new DOMException("the crawl was closed (its source disabled or removed)", "AbortError"),
+        );
       })
       // An unreachable database is the outage guard's business (workers.ts), not a cancellation.
       .catch(() => undefined);
@@ -127,7 +174,7 @@ function watchCrawl(deps: CrawlDeps, crawlId: number, parent?: AbortSignal): { s
     cancelled: () => cancelled,
     dispose() {
       clearInterval(timer);
-      parent?.removeEventListener('abort', onParent);
+      parent?.removeEventListener("abort", onParent);
     },
   };
 }
@@ -144,22 +191,54 @@ async function currentPolicy(deps: CrawlDeps): Promise<AddressPolicy> {
   return createAddressPolicy(deps.settings.addressAllowList, parseBlockedRanges(await read()));
 }
 
-export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key: string; startedAt: Date }): Promise<CrawlRecord | null> {
+export async function startCrawl(
+  deps: CrawlDeps,
+  input: { sourceId: number; key: string; startedAt: Date },
+): Promise<CrawlRecord | null> {
   const source = await loadSource(deps.db, input.sourceId);
   if (!source) {
-    deps.logger.warn({ sourceId: input.sourceId }, 'crawl of a source that no longer exists: skipped');
+    deps.logger.warn(
+      { sourceId: input.sourceId },
+      "crawl of a source that no longer exists: skipped",
+    );
     return null;
   }
   const splits = deps.listSources(source).splits();
-  const abandoned = await abandonStaleCrawls(deps.db, source.id, new Date(input.startedAt.getTime() - Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS)));
-  if (abandoned > 0) deps.logger.warn({ source: source.name, abandoned }, 'older crawls never finished: closed as partial');
-  const open = await openCrawlIfIdle(deps.db, { key: input.key, sourceId: source.id, startedAt: input.startedAt, splits });
+  const abandoned = await abandonStaleCrawls(
+    deps.db,
+    source.id,
+    new Date(
+      input.startedAt.getTime() -
+        Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS),
+    ),
+  );
+  if (abandoned > 0)
+    deps.logger.warn(
+      { source: source.name, abandoned },
+      "older crawls never finished: closed as partial",
+    );
+  const open = await openCrawlIfIdle(deps.db, {
+    key: input.key,
+    sourceId: source.id,
+    startedAt: input.startedAt,
+    splits,
+  });
   if (open.running) {
     // Never stacked: overlapping crawls of one source write the same servers twice and miscount `listed`.
-    deps.onEvent?.({ type: 'skipped', sourceId: source.id, sourceName: source.name, runningCrawlId: open.running.id });
+    deps.onEvent?.({
+      type: "skipped",
+      sourceId: source.id,
+      sourceName: source.name,
+      runningCrawlId: open.running.id,
+    });
     deps.logger.info(
-      { source: source.name, skipped: input.key, running: open.running.key, runningForMs: input.startedAt.getTime() - open.running.startedAt.getTime() },
-      'crawl tick skipped: the previous crawl of the source is still running',
+      {
+        source: source.name,
+        skipped: input.key,
+        running: open.running.key,
+        runningForMs: input.startedAt.getTime() - open.running.startedAt.getTime(),
+      },
+      "crawl tick skipped: the previous crawl of the source is still running",
     );
     await requeueOpenWork(deps, open.running);
     return null;
@@ -168,9 +247,11 @@ export async function startCrawl(deps: CrawlDeps, input: { sourceId: number; key
   await ensureSamplePartition(deps.db, crawl.startedAt);
   if (crawl.finishedAt !== null) return crawl;
   const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);
-  await deps.sink.listRuns(runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })));
+  await deps.sink.listRuns(
+    runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })),
+  );
   await maybeFinish(deps, crawl);
-  deps.logger.info({ crawl: crawl.key, source: source.name, runs: runs.length }, 'crawl started');
+  deps.logger.info({ crawl: crawl.key, source: source.name, runs: runs.length }, "crawl started");
   return crawl;
 }
 
@@ -183,15 +264,19 @@ function toListingRow(s: ListedServer, split: ListSplit, policy: AddressPolicy):
     queryPort: s.queryPort,
     gamePort: s.gamePort ?? null,
     region: s.region ?? (split.region >= 0 ? split.region : null),
-    protocol: s.protocol ?? 'source',
+    protocol: s.protocol ?? "source",
     notQueryable: managed || !verdict.queryable,
-    isRelay: verdict.reason === 'relay',
+    isRelay: verdict.reason === "relay",
     managed,
     reported: s.reported ?? null,
   };
 }
 
-export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSignal): Promise<void> {
+export async function listRun(
+  deps: CrawlDeps,
+  job: ListRunJob,
+  signal?: AbortSignal,
+): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl || crawl.finishedAt !== null) return;
   const runs = await listRuns(deps.db, crawl.id);
@@ -203,7 +288,9 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
   let batchKeys: string[];
   if (run.finished) {
     // A retried job: the listing is recorded; hand on whatever of it is still pending.
-    batchKeys = (await pendingBatchKeys(deps.db, crawl.id)).filter((k) => k.startsWith(`${splitLabel(run, index)}-`));
+    batchKeys = (await pendingBatchKeys(deps.db, crawl.id)).filter((k) =>
+      k.startsWith(`${splitLabel(run, index)}-`),
+    );
   } else {
     const split: ListSplit = { region: run.region, split: run.split };
     let servers: ListedServer[] = [];
@@ -213,21 +300,32 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     let error: string | null = null;
     let resumeCursor: string | null = null;
     // A listing cut short (a master's rate limit) goes on where it stopped instead of redoing the first pages.
-    const resumeFrom = await lastResumeCursor(deps.db, { sourceId: source.id, region: run.region, split: run.split, before: crawl.startedAt });
+    const resumeFrom = await lastResumeCursor(deps.db, {
+      sourceId: source.id,
+      region: run.region,
+      split: run.split,
+      before: crawl.startedAt,
+    });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
     const watch = watchCrawl(deps, crawl.id, signal);
-    const deadline = startDeadline(deps.settings.listTimeoutMs, watch.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const deadline = startDeadline(
+      deps.settings.listTimeoutMs,
+      watch.signal,
+      new DOMException("The operation was aborted due to timeout", "TimeoutError"),
+    );
     try {
-      const result = await deps.listSources(source).list(split, deadline.signal, resumeFrom ?? undefined);
+      const result = await deps
+        .listSources(source)
+        .list(split, deadline.signal, resumeFrom ?? undefined);
       servers = result.servers;
       partial = result.partial;
-      truncation = result.truncation ?? (result.partial ? 'CUT_SHORT' : null);
+      truncation = result.truncation ?? (result.partial ? "CUT_SHORT" : null);
       cappedParts = result.cappedParts ?? 0;
       error = result.error ?? null;
       resumeCursor = result.resumeCursor ?? null;
     } catch (err) {
       partial = true;
-      truncation = 'CUT_SHORT';
+      truncation = "CUT_SHORT";
       error = err instanceof Error ? err.message : String(err);
     } finally {
       deadline.dispose();
@@ -235,7 +333,9 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     }
     if (watch.cancelled()) return;
     const policy = await currentPolicy(deps);
-    const rows = servers.filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535).map((s) => toListingRow(s, split, policy));
+    const rows = servers
+      .filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535)
+      .map((s) => toListingRow(s, split, policy));
     const written = await recordListing(deps.db, {
       crawlId: crawl.id,
       crawlAt: crawl.startedAt,
@@ -253,16 +353,30 @@ export async function listRun(deps: CrawlDeps, job: ListRunJob, signal?: AbortSi
     });
     batchKeys = written.batchKeys;
     if (!written.alreadyDone) {
-      deps.onEvent?.({ type: 'listed', crawlId: crawl.id, region: run.region, found: written.found, partial, error });
+      deps.onEvent?.({
+        type: "listed",
+        crawlId: crawl.id,
+        region: run.region,
+        found: written.found,
+        partial,
+        error,
+      });
       // The crawl's one summary line (finishCrawl) says what went wrong; per region only at debug.
-      if (error) deps.logger.debug({ crawl: crawl.key, region: run.region, error }, 'listing stopped short');
+      if (error)
+        deps.logger.debug({ crawl: crawl.key, region: run.region, error }, "listing stopped short");
     }
   }
-  await deps.sink.queryBatches(batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })));
+  await deps.sink.queryBatches(
+    batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })),
+  );
   await maybeFinish(deps, crawl);
 }
 
-export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: AbortSignal): Promise<void> {
+export async function queryBatch(
+  deps: CrawlDeps,
+  job: QueryBatchJob,
+  signal?: AbortSignal,
+): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   // A closed crawl has no batch left to run (finishCrawl waits for all): it was cancelled or given up.
   if (!crawl || crawl.finishedAt !== null) return;
@@ -273,25 +387,40 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
   }
   const servers = await deps.db.gameServer.findMany({
     where: { id: { in: batch.serverIds } },
-    select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
+    select: {
+      id: true,
+      address: true,
+      queryPort: true,
+      protocol: true,
+      managementRegistered: true,
+    },
   });
   const policy = await currentPolicy(deps);
   const watch = watchCrawl(deps, crawl.id, signal);
   const querySignal = watch.signal;
   const startedAt = new Date();
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
-  const outcomes = await mapLimit(servers, servers.length, async (s): Promise<BatchOutcome | null> => {
-    if (s.managementRegistered || querySignal.aborted) return null;
-    const serverId = toId(s.id);
-    const verdict = policy.check(s.address);
-    if (!verdict.queryable) return { serverId, kind: 'refused', isRelay: verdict.reason === 'relay' };
-    const outcome = await deps.querier.query({ serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, querySignal);
-    return outcome.kind === 'answered'
-      ? { serverId, kind: 'answered', status: outcome.status, pingMs: outcome.pingMs }
-      : { serverId, kind: 'failed', code: outcome.code };
-  }).finally(() => watch.dispose());
+  const outcomes = await mapLimit(
+    servers,
+    servers.length,
+    async (s): Promise<BatchOutcome | null> => {
+      if (s.managementRegistered || querySignal.aborted) return null;
+      const serverId = toId(s.id);
+      const verdict = policy.check(s.address);
+      if (!verdict.queryable)
+        return { serverId, kind: "refused", isRelay: verdict.reason === "relay" };
+      const outcome = await deps.querier.query(
+        { serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol },
+        querySignal,
+      );
+      return outcome.kind === "answered"
+        ? { serverId, kind: "answered", status: outcome.status, pingMs: outcome.pingMs }
+        : { serverId, kind: "failed", code: outcome.code };
+    },
+  ).finally(() => watch.dispose());
   if (watch.cancelled()) return;
-  if (signal?.aborted) throw new Error('query batch aborted before its results were written; it will be retried');
+  if (signal?.aborted)
+    throw new Error("query batch aborted before its results were written; it will be retried");
   const result = await writeBatchOutcomes(deps.db, {
     crawlId: crawl.id,
     crawlAt: crawl.startedAt,
@@ -302,7 +431,14 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
     ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
   });
   if (!result.duplicate) {
-    deps.onEvent?.({ type: 'batch', crawlId: crawl.id, queried: result.answered + result.failed, answered: result.answered, failed: result.failed, written: result.written });
+    deps.onEvent?.({
+      type: "batch",
+      crawlId: crawl.id,
+      queried: result.answered + result.failed,
+      answered: result.answered,
+      failed: result.failed,
+      written: result.written,
+    });
   }
   await maybeFinish(deps, crawl);
 }
@@ -315,24 +451,47 @@ export async function queryBatch(deps: CrawlDeps, job: QueryBatchJob, signal?: A
  */
 async function requeueOpenWork(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
   const runs = (await listRuns(deps.db, crawl.id)).filter((r) => !r.finished);
-  await deps.sink.listRuns(runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })));
+  await deps.sink.listRuns(
+    runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })),
+  );
   const batchKeys = await pendingBatchKeys(deps.db, crawl.id);
-  await deps.sink.queryBatches(batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })));
+  await deps.sink.queryBatches(
+    batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })),
+  );
   await maybeFinish(deps, crawl);
 }
 
 async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
-  if (await isCrawlComplete(deps.db, crawl.id)) await deps.sink.finishCrawl({ crawlId: crawl.id, crawlKey: crawl.key });
+  if (await isCrawlComplete(deps.db, crawl.id))
+    await deps.sink.finishCrawl({ crawlId: crawl.id, crawlKey: crawl.key });
 }
 
 /**
  * One line per source and crawl: its totals, and when listings stopped short, why (each distinct
  * error once) at warn level, so an offline machine logs one clear line per crawl, not one per region.
  */
-async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { missed: number; delisted: number }): Promise<void> {
+async function logCrawlSummary(
+  deps: CrawlDeps,
+  crawl: CrawlRecord,
+  result: { missed: number; delisted: number },
+): Promise<void> {
   const [totals, runs] = await Promise.all([
-    deps.db.crawl.findUnique({ where: { id: crawl.id }, select: { listed: true, queried: true, answered: true, failed: true, timedOut: true, refused: true, source: { select: { name: true } } } }),
-    deps.db.crawlRun.findMany({ where: { crawlId: crawl.id }, select: { partial: true, error: true } }),
+    deps.db.crawl.findUnique({
+      where: { id: crawl.id },
+      select: {
+        listed: true,
+        queried: true,
+        answered: true,
+        failed: true,
+        timedOut: true,
+        refused: true,
+        source: { select: { name: true } },
+      },
+    }),
+    deps.db.crawlRun.findMany({
+      where: { crawlId: crawl.id },
+      select: { partial: true, error: true },
+    }),
   ]);
   const errors = [...new Set(runs.flatMap((r) => (r.error ? [r.error] : [])))];
   const line = {
@@ -349,13 +508,18 @@ async function logCrawlSummary(deps: CrawlDeps, crawl: CrawlRecord, result: { mi
     partialRuns: runs.filter((r) => r.partial).length,
     runs: runs.length,
   };
-  if (errors.length === 0) deps.logger.info(line, 'crawl finished');
-  else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join('; ')}`);
+  if (errors.length === 0) deps.logger.info(line, "crawl finished");
+  else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join("; ")}`);
 }
 
 interface RollupState {
   running: Promise<void> | null;
-  next: { fromMs: number; promise: Promise<void>; resolve(): void; reject(err: unknown): void } | null;
+  next: {
+    fromMs: number;
+    promise: Promise<void>;
+    resolve(): void;
+    reject(err: unknown): void;
+  } | null;
 }
 const rollups = new WeakMap<Db, RollupState>();
 
@@ -370,11 +534,15 @@ function coalescedRollup(db: Db, from: Date): Promise<void> {
   if (!state) rollups.set(db, (state = { running: null, next: null }));
   const st = state;
   const run = (fromMs: number): Promise<void> => {
-    const p = rollupRange(db, new Date(fromMs), new Date(Math.max(Date.now(), fromMs))).finally(() => {
-      const next = st.next;
-      st.next = null;
-      st.running = next ? run(next.fromMs).then(next.resolve, (err: unknown) => (next.reject(err), undefined)) : null;
-    });
+    const p = rollupRange(db, new Date(fromMs), new Date(Math.max(Date.now(), fromMs))).finally(
+      () => {
+        const next = st.next;
+        st.next = null;
+        st.running = next
+          ? run(next.fromMs).then(next.resolve, (err: unknown) => (next.reject(err), undefined))
+          : null;
+      },
+    );
     return p;
   };
   if (st.running === null) {
@@ -408,24 +576,45 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
   }
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await coalescedRollup(deps.db, crawl.startedAt);
-  deps.onEvent?.({ type: 'finished', crawlId: crawl.id });
+  deps.onEvent?.({ type: "finished", crawlId: crawl.id });
 }
 
 /** Queries one server now (outside any crawl): state and life cycle only, no history sample. */
-export async function requeryServer(deps: CrawlDeps, job: RequeryServerJob, signal?: AbortSignal): Promise<void> {
+export async function requeryServer(
+  deps: CrawlDeps,
+  job: RequeryServerJob,
+  signal?: AbortSignal,
+): Promise<void> {
   const s = await deps.db.gameServer.findUnique({
     where: { id: job.serverId },
-    select: { id: true, address: true, queryPort: true, protocol: true, managementRegistered: true },
+    select: {
+      id: true,
+      address: true,
+      queryPort: true,
+      protocol: true,
+      managementRegistered: true,
+    },
   });
   if (!s || s.managementRegistered) return;
   const serverId = toId(s.id);
   const verdict = (await currentPolicy(deps)).check(s.address);
   let outcome: BatchOutcome;
   if (!verdict.queryable) {
-    outcome = { serverId, kind: 'refused', isRelay: verdict.reason === 'relay' };
+    outcome = { serverId, kind: "refused", isRelay: verdict.reason === "relay" };
   } else {
-    const result = await deps.querier.query({ serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol }, signal ?? new AbortController().signal);
-    outcome = result.kind === 'answered' ? { serverId, kind: 'answered', status: result.status, pingMs: result.pingMs } : { serverId, kind: 'failed', code: result.code };
+    const result = await deps.querier.query(
+      { serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol },
+      signal ?? new AbortController().signal,
+    );
+    outcome =
+      result.kind === "answered"
+        ? { serverId, kind: "answered", status: result.status, pingMs: result.pingMs }
+        : { serverId, kind: "failed", code: result.code };
   }
-  await writeServerOutcome(deps.db, outcome, deps.settings.offlineAfterFailures, deps.settings.fakePlayers);
+  await writeServerOutcome(
+    deps.db,
+    outcome,
+    deps.settings.offlineAfterFailures,
+    deps.settings.fakePlayers,
+  );
 }

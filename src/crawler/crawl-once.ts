@@ -2,14 +2,14 @@
  * One crawl of one source in the foreground, without Redis: the crawl steps on the in-process runner,
  * with the crawl row polled for progress. Used by `gsindex crawl --once` and by tests.
  */
-import type { Config } from '../shared/config';
-import type { Db } from '../shared/db';
-import type { Logger } from '../shared/logger';
-import { crawlKeyOf, finishCrawl, listRun, queryBatch, startCrawl } from './crawl-jobs';
-import { InlineRunner } from './inline-runner';
-import type { ListSourceFactory } from './list-source';
-import type { Querier } from './querier';
-import { buildCrawlDeps } from './runtime';
+import type { Config } from "../shared/config";
+import type { Db } from "../shared/db";
+import type { Logger } from "../shared/logger";
+import { crawlKeyOf, finishCrawl, listRun, queryBatch, startCrawl } from "./crawl-jobs";
+import { InlineRunner } from "./inline-runner";
+import type { ListSourceFactory } from "./list-source";
+import type { Querier } from "./querier";
+import { buildCrawlDeps } from "./runtime";
 
 export interface CrawlProgress {
   crawlId: number;
@@ -42,9 +42,22 @@ export interface CrawlOnceOptions {
   now?: () => number;
 }
 
-async function readProgress(db: Db, crawlId: number, sourceId: number, startedMs: number, now: () => number): Promise<CrawlProgress> {
+async function readProgress(
+  db: Db,
+  crawlId: number,
+  sourceId: number,
+  startedMs: number,
+  now: () => number,
+): Promise<CrawlProgress> {
   const c = await db.crawl.findUniqueOrThrow({ where: { id: crawlId } });
-  const notQueryable = await db.gameServer.count({ where: { sourceId, notQueryable: true, managementRegistered: false, lastListedAt: { gte: c.startedAt } } });
+  const notQueryable = await db.gameServer.count({
+    where: {
+      sourceId,
+      notQueryable: true,
+      managementRegistered: false,
+      lastListedAt: { gte: c.startedAt },
+    },
+  });
   return {
     crawlId,
     key: c.key,
@@ -65,7 +78,11 @@ async function readProgress(db: Db, crawlId: number, sourceId: number, startedMs
 export async function runCrawlOnce(o: CrawlOnceOptions): Promise<CrawlProgress> {
   const now = o.now ?? Date.now;
   const source = await o.db.masterSource.findUniqueOrThrow({ where: { id: o.sourceId } });
-  const runner = new InlineRunner({ concurrency: o.config.workerConcurrency + 2, attempts: o.config.jobAttempts, backoffMs: Math.min(o.config.jobBackoffMs, 2000) });
+  const runner = new InlineRunner({
+    concurrency: o.config.workerConcurrency + 2,
+    attempts: o.config.jobAttempts,
+    backoffMs: Math.min(o.config.jobBackoffMs, 2000),
+  });
   const deps = buildCrawlDeps({
     config: o.config,
     db: o.db,
@@ -80,7 +97,11 @@ export async function runCrawlOnce(o: CrawlOnceOptions): Promise<CrawlProgress> 
     finishCrawl: (job) => finishCrawl(deps, job),
   });
   const startedMs = now();
-  const crawl = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, startedMs), startedAt: new Date(startedMs) });
+  const crawl = await startCrawl(deps, {
+    sourceId: source.id,
+    key: crawlKeyOf(source.name, startedMs),
+    startedAt: new Date(startedMs),
+  });
   if (!crawl) throw new Error(`source ${source.id} disappeared`);
   let timer: NodeJS.Timeout | undefined;
   if (o.onProgress) {

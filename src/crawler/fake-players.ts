@@ -4,10 +4,16 @@
  * once) and the port-farm rule need every server and run at a crawl's close (store/crawl-store.ts
  * finishCrawl). Each rule and its threshold: docs/fake-players.md.
  */
-import type { ServerStatus } from '../protocol';
+import type { ServerStatus } from "../protocol";
 
 /** Why a server is a suspected fake; the names are the database enum's and the API's. */
-export type FakeReason = 'PORT_FARM' | 'PLAYERS_ABOVE_MAX' | 'INFO_ABOVE_PLAYER_LIST' | 'SAME_NAME_PLAYERS' | 'ZERO_DURATION_PLAYERS' | 'SHARED_PLAYER_NAMES';
+export type FakeReason =
+  | "PORT_FARM"
+  | "PLAYERS_ABOVE_MAX"
+  | "INFO_ABOVE_PLAYER_LIST"
+  | "SAME_NAME_PLAYERS"
+  | "ZERO_DURATION_PLAYERS"
+  | "SHARED_PLAYER_NAMES";
 
 /**
  * A name on more servers than this at once is generic ("Player", a game's default name) and says nothing
@@ -16,7 +22,7 @@ export type FakeReason = 'PORT_FARM' | 'PLAYERS_ABOVE_MAX' | 'INFO_ABOVE_PLAYER_
 export const GENERIC_NAME_SERVERS = 200;
 
 /** Reasons set at a crawl's close: an answer leaves them as they are. */
-export const CLOSE_TIME_REASONS: readonly FakeReason[] = ['PORT_FARM', 'SHARED_PLAYER_NAMES'];
+export const CLOSE_TIME_REASONS: readonly FakeReason[] = ["PORT_FARM", "SHARED_PLAYER_NAMES"];
 
 /** Thresholds of the player-count rules (0 switches a rule off). Config keys FAKE_* (src/shared/config.ts). */
 export interface FakePlayerRules {
@@ -47,21 +53,28 @@ export function answerFakeReasons(status: ServerStatus, rules: FakePlayerRules):
   const list = status.playerList;
   const bots = status.bots ?? 0;
   // maxPlayers 0: the server did not say (some older protocols), not a full server.
-  if (status.maxPlayers > 0 && status.players > status.maxPlayers) reasons.push('PLAYERS_ABOVE_MAX');
+  if (status.maxPlayers > 0 && status.players > status.maxPlayers)
+    reasons.push("PLAYERS_ABOVE_MAX");
   // An empty list is also what a failed or disabled A2S_PLAYER leaves (the INFO answer still counts): no evidence.
-  if (rules.infoExcess > 0 && list.length > 0 && status.players - list.length >= rules.infoExcess && status.players >= 2 * list.length) {
-    reasons.push('INFO_ABOVE_PLAYER_LIST');
+  if (
+    rules.infoExcess > 0 &&
+    list.length > 0 &&
+    status.players - list.length >= rules.infoExcess &&
+    status.players >= 2 * list.length
+  ) {
+    reasons.push("INFO_ABOVE_PLAYER_LIST");
   }
   if (rules.sameNamePlayers > 0) {
     const counts = new Map<string, number>();
-    for (const p of list) if (p.name !== '') counts.set(p.name, (counts.get(p.name) ?? 0) + 1);
+    for (const p of list) if (p.name !== "") counts.set(p.name, (counts.get(p.name) ?? 0) + 1);
     const largest = Math.max(0, ...counts.values());
     // Bots may share a name (some games name them all alike); the ones the server admits to are allowed.
-    if (largest > 1 && largest - bots >= rules.sameNamePlayers) reasons.push('SAME_NAME_PLAYERS');
+    if (largest > 1 && largest - bots >= rules.sameNamePlayers) reasons.push("SAME_NAME_PLAYERS");
   }
   if (rules.zeroDurationPlayers > 0) {
     const zero = list.filter((p) => p.durationSeconds === 0).length;
-    if (zero >= rules.zeroDurationPlayers && zero * 2 >= list.length) reasons.push('ZERO_DURATION_PLAYERS');
+    if (zero >= rules.zeroDurationPlayers && zero * 2 >= list.length)
+      reasons.push("ZERO_DURATION_PLAYERS");
   }
   return reasons;
 }

@@ -3,7 +3,7 @@
  * and same database guards as under BullMQ; duplicate job ids are dropped, failed steps are retried
  * with backoff, and run() resolves once nothing is left (or rejects after `attempts` failures).
  */
-import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from './crawl-jobs';
+import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from "./crawl-jobs";
 
 type Task = { id: string; attempt: number; run: () => Promise<void> };
 
@@ -21,7 +21,9 @@ export class InlineRunner implements JobSink {
   private failure: ((err: unknown) => void) | null = null;
   private handlers: InlineHandlers | null = null;
 
-  constructor(private readonly options: { concurrency: number; attempts: number; backoffMs: number }) {}
+  constructor(
+    private readonly options: { concurrency: number; attempts: number; backoffMs: number },
+  ) {}
 
   /** The handlers need this runner as their sink, so they are attached after construction. */
   attach(handlers: InlineHandlers): void {
@@ -29,12 +31,14 @@ export class InlineRunner implements JobSink {
   }
 
   listRuns(jobs: ListRunJob[]): Promise<void> {
-    for (const job of jobs) this.push(`list-${job.crawlKey}-${job.runId}`, () => this.require().listRun(job));
+    for (const job of jobs)
+      this.push(`list-${job.crawlKey}-${job.runId}`, () => this.require().listRun(job));
     return Promise.resolve();
   }
 
   queryBatches(jobs: QueryBatchJob[]): Promise<void> {
-    for (const job of jobs) this.push(`query-${job.crawlKey}-${job.batchKey}`, () => this.require().queryBatch(job));
+    for (const job of jobs)
+      this.push(`query-${job.crawlKey}-${job.batchKey}`, () => this.require().queryBatch(job));
     return Promise.resolve();
   }
 
@@ -53,7 +57,7 @@ export class InlineRunner implements JobSink {
   }
 
   private require(): InlineHandlers {
-    if (!this.handlers) throw new Error('InlineRunner used before attach()');
+    if (!this.handlers) throw new Error("InlineRunner used before attach()");
     return this.handlers;
   }
 
@@ -79,10 +83,13 @@ export class InlineRunner implements JobSink {
             return;
           }
           // Stays "active" while it waits, so the runner is not idle before the retry.
-          setTimeout(() => {
-            this.queue.unshift({ ...task, attempt: task.attempt + 1 });
-            this.settle();
-          }, this.options.backoffMs * 2 ** (task.attempt - 1));
+          setTimeout(
+            () => {
+              this.queue.unshift({ ...task, attempt: task.attempt + 1 });
+              this.settle();
+            },
+            this.options.backoffMs * 2 ** (task.attempt - 1),
+          );
         },
       );
     }

@@ -3,7 +3,7 @@
  * a fixed address list): the splits to list (Valve regions, query splits) and, per split, the
  * servers it found. Adapters over the protocol library live in src/crawler/sources/.
  */
-import type { ProtocolId, ServerStatus } from '../protocol';
+import type { ProtocolId, ServerStatus } from "../protocol";
 
 /** One listing unit of a source. `region` is a Valve region code, or -1 when the source has none. */
 export interface ListSplit {
@@ -13,7 +13,10 @@ export interface ListSplit {
 }
 
 /** State a source reports itself (management registrations; Steam Web API records). */
-export type ReportedState = Partial<Omit<ServerStatus, 'protocol'>> & { players: number; maxPlayers: number };
+export type ReportedState = Partial<Omit<ServerStatus, "protocol">> & {
+  players: number;
+  maxPlayers: number;
+};
 
 export interface ListedServer {
   /** IP literal, or a host name (never resolved unless allow-listed). */
@@ -33,7 +36,7 @@ export interface ListedServer {
  * CAPPED: a part of the query stayed at the source's per-call cap; CUT_SHORT: stopped before its end (rate
  * limit, timeout, error); RESUMED: began where an earlier crawl's listing of the split stopped.
  */
-export type ListingTruncation = 'CAPPED' | 'CUT_SHORT' | 'RESUMED';
+export type ListingTruncation = "CAPPED" | "CUT_SHORT" | "RESUMED";
 
 export interface ListingResult {
   servers: ListedServer[];
@@ -61,7 +64,7 @@ export interface ListSource {
 export interface SourceRecord {
   id: number;
   name: string;
-  kind: 'VALVE_UDP' | 'STEAM_WEB_API' | 'MANAGEMENT' | 'ADDRESS_LIST';
+  kind: "VALVE_UDP" | "STEAM_WEB_API" | "MANAGEMENT" | "ADDRESS_LIST";
   host: string;
   port: number | null;
   filter: string;
@@ -75,5 +78,5 @@ export type ListSourceFactory = (source: SourceRecord) => ListSource;
 
 /** The region a split stands for, as a label safe inside job ids and batch keys. */
 export function splitLabel(split: ListSplit, index: number): string {
-  return `${split.region < 0 ? 'all' : `r${split.region}`}-${index}`;
+  return `${split.region < 0 ? "all" : `r${split.region}`}-${index}`;
 }

@@ -3,7 +3,7 @@
  * broken game server is an outcome ('failed' with its ProtocolError code), never a thrown error;
  * a Querier throws only when our side fails.
  */
-import type { ServerStatus } from '../protocol';
+import type { ServerStatus } from "../protocol";
 
 export interface QueryTarget {
   serverId: number;
@@ -13,15 +13,19 @@ export interface QueryTarget {
 }
 
 export type QueryOutcome =
-  | { kind: 'answered'; status: ServerStatus; pingMs: number | null }
-  | { kind: 'failed'; code: string; message?: string };
+  | { kind: "answered"; status: ServerStatus; pingMs: number | null }
+  | { kind: "failed"; code: string; message?: string };
 
 export interface Querier {
   query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome>;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const runners = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
@@ -54,7 +58,8 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
       else await new Promise<void>((resolve) => waiting.push(resolve));
       try {
         // Aborted while it waited for a slot (its crawl cancelled, the worker stopping): nothing is sent.
-        if (signal.aborted) return { kind: 'failed', code: 'ABORTED', message: 'aborted before it was sent' };
+        if (signal.aborted)
+          return { kind: "failed", code: "ABORTED", message: "aborted before it was sent" };
         return await querier.query(target, signal);
       } finally {
         release();

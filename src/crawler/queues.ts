@@ -11,23 +11,30 @@
  * (query-batch), so long query work never starves listings. Job ids are `<job>-<stable key>` with no
  * ':' in them; adding a job whose id exists is a no-op, and the database guards every step anyway.
  */
-import { Queue, Worker, createPostgresBackend, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
-import IORedis from 'ioredis';
-import { connectionLogger, onBullError, watchRedis } from '../shared/redis-health';
-import type { Db } from '../shared/db';
-import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from './crawl-jobs';
-import { cancelOpenCrawls } from './store/crawl-store';
+import {
+  Queue,
+  Worker,
+  createPostgresBackend,
+  type JobsOptions,
+  type Processor,
+  type WorkerOptions,
+} from "bullmq";
+import IORedis from "ioredis";
+import { connectionLogger, onBullError, watchRedis } from "../shared/redis-health";
+import type { Db } from "../shared/db";
+import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from "./crawl-jobs";
+import { cancelOpenCrawls } from "./store/crawl-store";
 
-export const CRAWL_QUEUE = 'crawl';
-export const QUERY_QUEUE = 'server-query';
+export const CRAWL_QUEUE = "crawl";
+export const QUERY_QUEUE = "server-query";
 
 export const JOB = {
-  startCrawl: 'start-crawl',
-  listRun: 'list-run',
-  queryBatch: 'query-batch',
-  requeryServer: 'requery-server',
-  finishCrawl: 'finish-crawl',
-  applyRetention: 'apply-retention',
+  startCrawl: "start-crawl",
+  listRun: "list-run",
+  queryBatch: "query-batch",
+  requeryServer: "requery-server",
+  finishCrawl: "finish-crawl",
+  applyRetention: "apply-retention",
 } as const;
 
 export interface StartCrawlData {
@@ -36,14 +43,19 @@ export interface StartCrawlData {
   requestedAtMs?: number;
 }
 
-export const RETENTION_SCHEDULER_ID = 'retention';
+export const RETENTION_SCHEDULER_ID = "retention";
 /** `sweep-<source slug>`: names added through the API may hold characters job ids must not (':'). */
-export const schedulerIdOf = (sourceName: string): string => `sweep-${sourceName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64)}`;
+export const schedulerIdOf = (sourceName: string): string =>
+  `sweep-${sourceName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .slice(0, 64)}`;
 
-export type QueueBackend = 'redis' | 'postgres';
+export type QueueBackend = "redis" | "postgres";
 
 /** Where the queues live: a Redis, or the PostgreSQL of `databaseUrl` (schema queueSchemaOf(prefix)). */
-export type QueueStore = { backend?: 'redis'; redisUrl: string } | { backend: 'postgres'; databaseUrl: string };
+export type QueueStore =
+  { backend?: "redis"; redisUrl: string } | { backend: "postgres"; databaseUrl: string };
 
 export type QueueSettings = QueueStore & {
   prefix: string;
@@ -52,7 +64,7 @@ export type QueueSettings = QueueStore & {
 };
 
 export function backendOf(store: QueueStore): QueueBackend {
-  return store.backend === 'postgres' ? 'postgres' : 'redis';
+  return store.backend === "postgres" ? "postgres" : "redis";
 }
 
 /**
@@ -61,7 +73,7 @@ export function backendOf(store: QueueStore): QueueBackend {
  * database keep their queues apart. `gsindex` -> `gsindex_queue`.
  */
 export function queueSchemaOf(prefix: string): string {
-  return `${prefix}_queue`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  return `${prefix}_queue`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
 }
 
 /** One Redis connection as BullMQ wants it (its own per Queue / Worker); its errors go to the log (watchRedis). */
@@ -75,14 +87,28 @@ export function createRedis(url: string): IORedis {
  * lets many processes start at once).
  */
 function postgresConnection(databaseUrl: string, prefix: string, poolMax: number) {
-  return { connectionString: databaseUrl, schema: queueSchemaOf(prefix), migrate: true, max: poolMax };
+  return {
+    connectionString: databaseUrl,
+    schema: queueSchemaOf(prefix),
+    migrate: true,
+    max: poolMax,
+  };
 }
 
 /** A Queue on either store; `redis` is its own connection on Redis (closed with it), absent on PostgreSQL. */
-export function openQueue(name: string, store: QueueStore, prefix: string, defaultJobOptions: JobsOptions): { queue: Queue; redis?: IORedis } {
-  if (store.backend === 'postgres') {
+export function openQueue(
+  name: string,
+  store: QueueStore,
+  prefix: string,
+  defaultJobOptions: JobsOptions,
+): { queue: Queue; redis?: IORedis } {
+  if (store.backend === "postgres") {
     // The PostgreSQL backend types its Queue by its connection options; the API is the Redis one.
-    const queue = new Queue(name, { connection: postgresConnection(store.databaseUrl, prefix, 4), defaultJobOptions }, createPostgresBackend) as unknown as Queue;
+    const queue = new Queue(
+      name,
+      { connection: postgresConnection(store.databaseUrl, prefix, 4), defaultJobOptions },
+      createPostgresBackend,
+    ) as unknown as Queue;
     return { queue };
   }
   const redis = createRedis(store.redisUrl);
@@ -94,22 +120,33 @@ export function openWorker(
   name: string,
   processor: Processor,
   store: QueueStore,
-  options: Omit<WorkerOptions, 'connection'> & { prefix: string; concurrency: number },
+  options: Omit<WorkerOptions, "connection"> & { prefix: string; concurrency: number },
 ): { worker: Worker; redis?: IORedis } {
-  if (store.backend === 'postgres') {
+  if (store.backend === "postgres") {
     // A job holds a pool connection only while it is claimed, completed or its lock renewed, not while it runs.
-    const connection = postgresConnection(store.databaseUrl, options.prefix, Math.min(10, options.concurrency + 2));
-    const worker = new Worker(name, processor, { ...options, connection }, createPostgresBackend) as unknown as Worker;
+    const connection = postgresConnection(
+      store.databaseUrl,
+      options.prefix,
+      Math.min(10, options.concurrency + 2),
+    );
+    const worker = new Worker(
+      name,
+      processor,
+      { ...options, connection },
+      createPostgresBackend,
+    ) as unknown as Worker;
     return { worker };
   }
   const redis = createRedis(store.redisUrl);
   return { worker: new Worker(name, processor, { ...options, connection: redis }), redis };
 }
 
-export function defaultJobOptions(s: Pick<QueueSettings, 'jobAttempts' | 'jobBackoffMs'>): JobsOptions {
+export function defaultJobOptions(
+  s: Pick<QueueSettings, "jobAttempts" | "jobBackoffMs">,
+): JobsOptions {
   return {
     attempts: s.jobAttempts,
-    backoff: { type: 'exponential', delay: s.jobBackoffMs },
+    backoff: { type: "exponential", delay: s.jobBackoffMs },
     removeOnComplete: { age: 3600, count: 20_000 },
     removeOnFail: { age: 7 * 24 * 3600, count: 20_000 },
   };
@@ -124,9 +161,13 @@ export interface CrawlQueues {
 
 export function createCrawlQueues(s: QueueSettings): CrawlQueues {
   const defaults = defaultJobOptions(s);
-  const opened = [openQueue(CRAWL_QUEUE, s, s.prefix, defaults), openQueue(QUERY_QUEUE, s, s.prefix, defaults)] as const;
+  const opened = [
+    openQueue(CRAWL_QUEUE, s, s.prefix, defaults),
+    openQueue(QUERY_QUEUE, s, s.prefix, defaults),
+  ] as const;
   const [crawl, query] = [opened[0].queue, opened[1].queue];
-  for (const queue of [crawl, query]) queue.on('error', onBullError(connectionLogger(), `queue ${queue.name}`));
+  for (const queue of [crawl, query])
+    queue.on("error", onBullError(connectionLogger(), `queue ${queue.name}`));
   return {
     crawl,
     query,
@@ -138,15 +179,27 @@ export function createCrawlQueues(s: QueueSettings): CrawlQueues {
   };
 }
 
-export function createQueueSink(queues: Pick<CrawlQueues, 'crawl' | 'query'>): JobSink {
+export function createQueueSink(queues: Pick<CrawlQueues, "crawl" | "query">): JobSink {
   return {
     async listRuns(jobs: ListRunJob[]) {
       if (jobs.length === 0) return;
-      await queues.crawl.addBulk(jobs.map((data) => ({ name: JOB.listRun, data, opts: { jobId: `list-${data.crawlKey}-${data.runId}` } })));
+      await queues.crawl.addBulk(
+        jobs.map((data) => ({
+          name: JOB.listRun,
+          data,
+          opts: { jobId: `list-${data.crawlKey}-${data.runId}` },
+        })),
+      );
     },
     async queryBatches(jobs: QueryBatchJob[]) {
       if (jobs.length === 0) return;
-      await queues.query.addBulk(jobs.map((data) => ({ name: JOB.queryBatch, data, opts: { jobId: `query-${data.crawlKey}-${data.batchKey}` } })));
+      await queues.query.addBulk(
+        jobs.map((data) => ({
+          name: JOB.queryBatch,
+          data,
+          opts: { jobId: `query-${data.crawlKey}-${data.batchKey}` },
+        })),
+      );
     },
     async finishCrawl(data: FinishCrawlJob) {
       await queues.crawl.add(JOB.finishCrawl, data, { jobId: `finish-${data.crawlKey}` });
@@ -155,14 +208,26 @@ export function createQueueSink(queues: Pick<CrawlQueues, 'crawl' | 'query'>): J
 }
 
 /** Starts a crawl of one source now (API triggerCrawl, CLI). Returns the job id. */
-export async function enqueueCrawl(queues: Pick<CrawlQueues, 'crawl'>, sourceId: number, nowMs = Date.now()): Promise<string> {
+export async function enqueueCrawl(
+  queues: Pick<CrawlQueues, "crawl">,
+  sourceId: number,
+  nowMs = Date.now(),
+): Promise<string> {
   const jobId = `start-${sourceId}-${nowMs}`;
-  await queues.crawl.add(JOB.startCrawl, { sourceId, requestedAtMs: nowMs } satisfies StartCrawlData, { jobId });
+  await queues.crawl.add(
+    JOB.startCrawl,
+    { sourceId, requestedAtMs: nowMs } satisfies StartCrawlData,
+    { jobId },
+  );
   return jobId;
 }
 
 /** Queries one game server now (API requeryServer). Returns the job id. */
-export async function enqueueServerQuery(queues: Pick<CrawlQueues, 'query'>, serverId: number, nowMs = Date.now()): Promise<string> {
+export async function enqueueServerQuery(
+  queues: Pick<CrawlQueues, "query">,
+  serverId: number,
+  nowMs = Date.now(),
+): Promise<string> {
   const jobId = `requery-${serverId}-${nowMs}`;
   await queues.query.add(JOB.requeryServer, { serverId }, { jobId, attempts: 1 });
   return jobId;
@@ -180,22 +245,42 @@ export interface CancelledSource {
  * their running jobs within a second (they watch their crawl) and makes queued ones no-ops. Returns what
  * removeSourceJobs needs to clear the queues too.
  */
-export async function cancelSourceCrawls(db: Db, source: { id: number; name: string }, reason: string): Promise<CancelledSource> {
-  return { id: source.id, name: source.name, crawlKeys: await cancelOpenCrawls(db, source.id, reason) };
+export async function cancelSourceCrawls(
+  db: Db,
+  source: { id: number; name: string },
+  reason: string,
+): Promise<CancelledSource> {
+  return {
+    id: source.id,
+    name: source.name,
+    crawlKeys: await cancelOpenCrawls(db, source.id, reason),
+  };
 }
 
 /** Removes the source's job scheduler and its queued jobs (start, list, query, finish); running ones stop on their own. */
-export async function removeSourceJobs(queues: Pick<CrawlQueues, 'crawl' | 'query'>, source: CancelledSource): Promise<number> {
+export async function removeSourceJobs(
+  queues: Pick<CrawlQueues, "crawl" | "query">,
+  source: CancelledSource,
+): Promise<number> {
   await queues.crawl.removeJobScheduler(schedulerIdOf(source.name));
   const prefixes = source.crawlKeys.flatMap((k) => [`list-${k}-`, `query-${k}-`, `finish-${k}`]);
   let removed = 0;
   for (const queue of [queues.crawl, queues.query]) {
-    for (const job of await queue.getJobs(['wait', 'delayed', 'prioritized'])) {
-      const id = job.id ?? '';
-      const ofSource = prefixes.some((p) => id.startsWith(p)) || (job.name === JOB.startCrawl && (job.data as Partial<StartCrawlData>).sourceId === source.id);
+    for (const job of await queue.getJobs(["wait", "delayed", "prioritized"])) {
+      const id = job.id ?? "";
+      const ofSource =
+        prefixes.some((p) => id.startsWith(p)) ||
+        (job.name === JOB.startCrawl &&
+          (job.data as Partial<StartCrawlData>).sourceId === source.id);
       if (!ofSource) continue;
       // A job that started meanwhile is locked and stays: it sees its crawl closed and stops.
-      if (await job.remove().then(() => true, () => false)) removed++;
+      if (
+        await job.remove().then(
+          () => true,
+          () => false,
+        )
+      )
+        removed++;
     }
   }
   return removed;

@@ -1,13 +1,13 @@
 /** Wires the crawl steps to the configuration: list sources, the querier per protocol, settings. */
-import type { Config } from '../shared/config';
-import type { Db } from '../shared/db';
-import type { Logger } from '../shared/logger';
-import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from './crawl-jobs';
-import type { ListSourceFactory } from './list-source';
-import { limitInFlight, type Querier } from './querier';
-import { createProtocolQuerier } from './queriers/protocol-querier';
-import { createListSourceFactory } from './sources';
-import { createBlockedRangeReader } from './store/blocked-ranges';
+import type { Config } from "../shared/config";
+import type { Db } from "../shared/db";
+import type { Logger } from "../shared/logger";
+import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from "./crawl-jobs";
+import type { ListSourceFactory } from "./list-source";
+import { limitInFlight, type Querier } from "./querier";
+import { createProtocolQuerier } from "./queriers/protocol-querier";
+import { createListSourceFactory } from "./sources";
+import { createBlockedRangeReader } from "./store/blocked-ranges";
 
 export function crawlSettingsOf(config: Config): CrawlSettings {
   return {
@@ -47,9 +47,18 @@ export function buildCrawlDeps(input: {
     db: input.db,
     logger: input.logger,
     sink: input.sink,
-    listSources: input.listSources ?? createListSourceFactory(input.config, {}, { blockedRanges: createBlockedRangeReader(input.db) }),
+    listSources:
+      input.listSources ??
+      createListSourceFactory(
+        input.config,
+        {},
+        { blockedRanges: createBlockedRangeReader(input.db) },
+      ),
     // One cap for the whole process (QUERY_CONCURRENCY), shared by every batch job it runs.
-    querier: limitInFlight(input.querier ?? createDefaultQuerier(input.config), input.config.queryConcurrency),
+    querier: limitInFlight(
+      input.querier ?? createDefaultQuerier(input.config),
+      input.config.queryConcurrency,
+    ),
     settings: crawlSettingsOf(input.config),
     ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   };

@@ -5,9 +5,9 @@
  * then hand each one still running back to its queue's wait list (Job.moveToWait: no attempt is spent,
  * another worker takes it at once), abort its processor through its signal, and close by force.
  */
-import { Job, WaitingError, type Worker } from 'bullmq';
-import type IORedis from 'ioredis';
-import type { Logger } from '../shared/logger';
+import { Job, WaitingError, type Worker } from "bullmq";
+import type IORedis from "ioredis";
+import type { Logger } from "../shared/logger";
 
 type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
 
@@ -16,7 +16,10 @@ const STEP_TIMEOUT_MS = 1000;
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class JobsInFlight {
@@ -27,7 +30,7 @@ export class JobsInFlight {
   /** The processor, with its job tracked while it runs; a handed-back job ends as a WaitingError, so BullMQ leaves it in the queue. */
   track(processor: Processor): Processor {
     return async (job, token, signal) => {
-      const key = `${job.queueName}:${job.id ?? ''}`;
+      const key = `${job.queueName}:${job.id ?? ""}`;
       if (this.stopping) {
         // Fetched while the stop began: straight back to the queue, unstarted.
         this.handedBack.add(key);
@@ -53,35 +56,66 @@ export class JobsInFlight {
   }
 
   /** `connection` is the worker's own (non-blocking) Redis connection, still open until the caller closes it; absent on PostgreSQL. */
-  async stop(workers: Array<{ worker: Worker; connection?: IORedis }>, graceMs: number, logger: Logger): Promise<void> {
+  async stop(
+    workers: Array<{ worker: Worker; connection?: IORedis }>,
+    graceMs: number,
+    logger: Logger,
+  ): Promise<void> {
     const deadline = Date.now() + graceMs;
     // No new jobs from here on; pause(true) does not wait for the running ones.
-    await within(Promise.all(workers.map(({ worker }) => worker.pause(true).catch(() => undefined))), STEP_TIMEOUT_MS);
-    while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
+    await within(
+      Promise.all(workers.map(({ worker }) => worker.pause(true).catch(() => undefined))),
+      STEP_TIMEOUT_MS,
+    );
+    while (this.running.size > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
     if (this.running.size > 0) {
       const jobs = [...this.running.entries()];
-      logger.warn({ graceMs, jobs: jobs.map(([key]) => key) }, 'jobs still running at stop: handing them back to the queue');
+      logger.warn(
+        { graceMs, jobs: jobs.map(([key]) => key) },
+        "jobs still running at stop: handing them back to the queue",
+      );
       for (const [key] of jobs) this.handedBack.add(key);
       await within(
         Promise.all(
           jobs.map(([key, { job, token }]) =>
-            job.moveToWait(token).catch((err: unknown) => logger.warn({ job: key, err: err instanceof Error ? err.message : String(err) }, 'could not hand a job back: it runs again once its lock expires')),
+            job
+              .moveToWait(token)
+              .catch((err: unknown) =>
+                logger.warn(
+                  { job: key, err: err instanceof Error ? err.message : String(err) },
+                  "could not hand a job back: it runs again once its lock expires",
+                ),
+              ),
           ),
         ),
         STEP_TIMEOUT_MS,
       );
-      for (const { worker } of workers) worker.cancelAllJobs('gsindex is stopping: job handed back to the queue');
+      for (const { worker } of workers)
+        worker.cancelAllJobs("gsindex is stopping: job handed back to the queue");
     }
     this.stopping = true;
-    await within(Promise.all(workers.map(({ worker, connection }) => this.handBackFetched(worker, connection, logger))), STEP_TIMEOUT_MS);
-    await within(Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined))), STEP_TIMEOUT_MS);
+    await within(
+      Promise.all(
+        workers.map(({ worker, connection }) => this.handBackFetched(worker, connection, logger)),
+      ),
+      STEP_TIMEOUT_MS,
+    );
+    await within(
+      Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined))),
+      STEP_TIMEOUT_MS,
+    );
   }
 
   /**
    * Jobs a worker fetched ahead (moved to active under one of its tokens) but never started: without
    * this they stay active until their lock expires and the stalled check finds them, a minute later.
    */
-  private async handBackFetched(worker: Worker, connection: IORedis | undefined, logger: Logger): Promise<void> {
+  private async handBackFetched(
+    worker: Worker,
+    connection: IORedis | undefined,
+    logger: Logger,
+  ): Promise<void> {
     try {
       for (const { id, token } of await activeJobsOf(worker, connection)) {
         const key = `${worker.name}:${id}`;
@@ -92,7 +126,10 @@ export class JobsInFlight {
         await job?.moveToWait(token);
       }
     } catch (err) {
-      logger.warn({ queue: worker.name, err: err instanceof Error ? err.message : String(err) }, 'could not hand fetched jobs back: they run again once their locks expire');
+      logger.warn(
+        { queue: worker.name, err: err instanceof Error ? err.message : String(err) },
+        "could not hand fetched jobs back: they run again once their locks expire",
+      );
     }
   }
 }
@@ -101,15 +138,34 @@ export class JobsInFlight {
  * The queue's active jobs with their lock tokens: on Redis from the active list and the job's lock key,
  * on PostgreSQL from the job table of BullMQ's schema (the pool's search_path points at it).
  */
-async function activeJobsOf(worker: Worker, connection: IORedis | undefined): Promise<Array<{ id: string; token: string | null }>> {
+async function activeJobsOf(
+  worker: Worker,
+  connection: IORedis | undefined,
+): Promise<Array<{ id: string; token: string | null }>> {
   if (connection !== undefined) {
     const activeKey = worker.keys.active;
     if (activeKey === undefined) return [];
     const ids = await connection.lrange(activeKey, 0, -1);
-    return Promise.all(ids.map(async (id) => ({ id, token: await connection.get(`${worker.toKey(id)}:lock`) })));
+    return Promise.all(
+      ids.map(async (id) => ({ id, token: await connection.get(`${worker.toKey(id)}:lock`) })),
+    );
   }
-  const pool = (worker.getBackend() as { connection?: { pool?: { query(text: string, params: unknown[]): Promise<{ rows: Array<{ id: string; token: string | null }> }> } } }).connection?.pool;
+  const pool = (
+    worker.getBackend() as {
+      connection?: {
+        pool?: {
+          query(
+            text: string,
+            params: unknown[],
+          ): Promise<{ rows: Array<{ id: string; token: string | null }> }>;
+        };
+      };
+    }
+  ).connection?.pool;
   if (pool === undefined) return [];
-  const { rows } = await pool.query(`select id, lock_token as token from job where queue = $1 and state = 'active'`, [worker.name]);
+  const { rows } = await pool.query(
+    `select id, lock_token as token from job where queue = $1 and state = 'active'`,
+    [worker.name],
+  );
   return rows;
 }

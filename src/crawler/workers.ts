@@ -5,15 +5,34 @@
  * the database guards make that safe. stop(): workers finish their jobs in flight (up to graceMs), then
  * hand the rest back to the queue and close by force (worker-stop.ts); then the Redis connections are closed.
  */
-import { DelayedError, type Job } from 'bullmq';
-import type { Logger } from '../shared/logger';
-import { closeRedis, onBullError } from '../shared/redis-health';
-import { crawlKeyOf, finishCrawl, listRun, queryBatch, requeryServer, startCrawl, type CrawlDeps, type FinishCrawlJob, type ListRunJob, type QueryBatchJob, type RequeryServerJob } from './crawl-jobs';
-import { CRAWL_QUEUE, JOB, QUERY_QUEUE, openWorker, type QueueStore, type StartCrawlData } from './queues';
-import { isDependencyDown } from './dependency-errors';
-import { closeCrawlAsFailed, loadSource } from './store/crawl-store';
-import { applyRetention } from './store/history-store';
-import { JobsInFlight } from './worker-stop';
+import { DelayedError, type Job } from "bullmq";
+import type { Logger } from "../shared/logger";
+import { closeRedis, onBullError } from "../shared/redis-health";
+import {
+  crawlKeyOf,
+  finishCrawl,
+  listRun,
+  queryBatch,
+  requeryServer,
+  startCrawl,
+  type CrawlDeps,
+  type FinishCrawlJob,
+  type ListRunJob,
+  type QueryBatchJob,
+  type RequeryServerJob,
+} from "./crawl-jobs";
+import {
+  CRAWL_QUEUE,
+  JOB,
+  QUERY_QUEUE,
+  openWorker,
+  type QueueStore,
+  type StartCrawlData,
+} from "./queues";
+import { isDependencyDown } from "./dependency-errors";
+import { closeCrawlAsFailed, loadSource } from "./store/crawl-store";
+import { applyRetention } from "./store/history-store";
+import { JobsInFlight } from "./worker-stop";
 
 export type WorkerSettings = QueueStore & {
   prefix: string;
@@ -43,8 +62,8 @@ export interface RunningWorkers {
  * that is when the job was created, and BullMQ creates a tick's job again when its scheduler is upserted,
  * which gave one tick two crawl keys.
  */
-export function scheduledSlotMs(job: Pick<Job, 'id' | 'timestamp'>): number {
-  const slot = /^repeat:.+:(\d+)$/.exec(job.id ?? '')?.[1];
+export function scheduledSlotMs(job: Pick<Job, "id" | "timestamp">): number {
+  const slot = /^repeat:.+:(\d+)$/.exec(job.id ?? "")?.[1];
   return slot === undefined ? job.timestamp : Number(slot);
 }
 
@@ -52,8 +71,8 @@ export function scheduledSlotMs(job: Pick<Job, 'id' | 'timestamp'>): number {
 function crawlOf(job: Job | undefined): { crawlId?: number; crawlKey?: string } {
   const data = (job?.data ?? {}) as { crawlId?: unknown; crawlKey?: unknown };
   return {
-    ...(typeof data.crawlId === 'number' ? { crawlId: data.crawlId } : {}),
-    ...(typeof data.crawlKey === 'string' ? { crawlKey: data.crawlKey } : {}),
+    ...(typeof data.crawlId === "number" ? { crawlId: data.crawlId } : {}),
+    ...(typeof data.crawlKey === "string" ? { crawlKey: data.crawlKey } : {}),
   };
 }
 
@@ -69,7 +88,7 @@ function outageGuard(logger: Logger, waitMs: number, retryMs: number) {
     try {
       const result = await work();
       if (downSinceMs !== null) {
-        logger.info({ outageMs: Date.now() - downSinceMs }, 'dependency back: jobs run again');
+        logger.info({ outageMs: Date.now() - downSinceMs }, "dependency back: jobs run again");
         downSinceMs = null;
       }
       return result;
@@ -78,7 +97,10 @@ function outageGuard(logger: Logger, waitMs: number, retryMs: number) {
       const now = Date.now();
       if (downSinceMs === null) {
         downSinceMs = now;
-        logger.warn({ err: err instanceof Error ? err.message : String(err), waitMs }, 'dependency unreachable: jobs wait for it without spending attempts');
+        logger.warn(
+          { err: err instanceof Error ? err.message : String(err), waitMs },
+          "dependency unreachable: jobs wait for it without spending attempts",
+        );
       }
       if (now - downSinceMs > waitMs) throw err;
       await job.moveToDelayed(now + retryMs, token);
@@ -88,66 +110,105 @@ function outageGuard(logger: Logger, waitMs: number, retryMs: number) {
 }
 
 export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger): RunningWorkers {
-  const common = { prefix: s.prefix, stalledInterval: s.stalledIntervalMs, lockDuration: s.lockDurationMs, maxStalledCount: 5 };
+  const common = {
+    prefix: s.prefix,
+    stalledInterval: s.stalledIntervalMs,
+    lockDuration: s.lockDurationMs,
+    maxStalledCount: 5,
+  };
   const guard = outageGuard(logger, s.outageWaitMs ?? 15 * 60_000, s.outageRetryMs ?? 5000);
 
   const inFlight = new JobsInFlight();
   const crawl = openWorker(
     CRAWL_QUEUE,
-    inFlight.track((job: Job, token?: string, signal?: AbortSignal) => guard(job, token, async () => {
-      switch (job.name) {
-        case JOB.startCrawl: {
-          const data = job.data as StartCrawlData;
-          const source = await loadSource(deps.db, data.sourceId);
-          if (!source || (!source.enabled && data.requestedAtMs === undefined)) return null;
-          const scheduledAtMs = data.requestedAtMs ?? scheduledSlotMs(job);
-          // Keyed by its tick, timed from when it really starts (a tick may wait in the queue).
-          const crawl = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, scheduledAtMs), startedAt: new Date() });
-          return crawl?.id ?? null;
+    inFlight.track((job: Job, token?: string, signal?: AbortSignal) =>
+      guard(job, token, async () => {
+        switch (job.name) {
+          case JOB.startCrawl: {
+            const data = job.data as StartCrawlData;
+            const source = await loadSource(deps.db, data.sourceId);
+            if (!source || (!source.enabled && data.requestedAtMs === undefined)) return null;
+            const scheduledAtMs = data.requestedAtMs ?? scheduledSlotMs(job);
+            // Keyed by its tick, timed from when it really starts (a tick may wait in the queue).
+            const crawl = await startCrawl(deps, {
+              sourceId: source.id,
+              key: crawlKeyOf(source.name, scheduledAtMs),
+              startedAt: new Date(),
+            });
+            return crawl?.id ?? null;
+          }
+          case JOB.listRun:
+            await listRun(deps, job.data as ListRunJob, signal);
+            return null;
+          case JOB.finishCrawl:
+            await finishCrawl(deps, job.data as FinishCrawlJob);
+            return null;
+          case JOB.applyRetention:
+            return applyRetention(deps.db, {
+              rawDays: s.historyRawDays,
+              rollupDays: s.historyRollupDays,
+            });
+          default:
+            logger.warn({ job: job.name }, "unknown job on the crawl queue: ignored");
+            return null;
         }
-        case JOB.listRun:
-          await listRun(deps, job.data as ListRunJob, signal);
-          return null;
-        case JOB.finishCrawl:
-          await finishCrawl(deps, job.data as FinishCrawlJob);
-          return null;
-        case JOB.applyRetention:
-          return applyRetention(deps.db, { rawDays: s.historyRawDays, rollupDays: s.historyRollupDays });
-        default:
-          logger.warn({ job: job.name }, 'unknown job on the crawl queue: ignored');
-          return null;
-      }
-    })),
+      }),
+    ),
     s,
     { ...common, concurrency: 4 },
   );
   const query = openWorker(
     QUERY_QUEUE,
-    inFlight.track((job: Job, token?: string, signal?: AbortSignal) => guard(job, token, async () => {
-      if (job.name === JOB.requeryServer) await requeryServer(deps, job.data as RequeryServerJob, signal);
-      else await queryBatch(deps, job.data as QueryBatchJob, signal);
-      return null;
-    })),
+    inFlight.track((job: Job, token?: string, signal?: AbortSignal) =>
+      guard(job, token, async () => {
+        if (job.name === JOB.requeryServer)
+          await requeryServer(deps, job.data as RequeryServerJob, signal);
+        else await queryBatch(deps, job.data as QueryBatchJob, signal);
+        return null;
+      }),
+    ),
     s,
     { ...common, concurrency: s.concurrency },
   );
   for (const w of [crawl.worker, query.worker]) {
-    w.on('failed', (job, err) => {
+    w.on("failed", (job, err) => {
       const crawl = crawlOf(job);
       const final = job === undefined || job.attemptsMade >= (job.opts.attempts ?? 1);
       if (!final) {
-        logger.warn({ job: job.id, attempts: job.attemptsMade, ...crawl, err: err.message }, 'job failed: retried');
+        logger.warn(
+          { job: job.id, attempts: job.attemptsMade, ...crawl, err: err.message },
+          "job failed: retried",
+        );
         return;
       }
-      logger.error({ job: job?.id, attempts: job?.attemptsMade, ...crawl, err: err.message }, 'job failed for good');
+      logger.error(
+        { job: job?.id, attempts: job?.attemptsMade, ...crawl, err: err.message },
+        "job failed for good",
+      );
       // Its crawl cannot complete any more: closed as partial, saying why (what it wrote stays).
       if (crawl.crawlId !== undefined && job?.name !== JOB.requeryServer) {
-        closeCrawlAsFailed(deps.db, crawl.crawlId, `${job?.name ?? 'a job'} failed for good: ${err.message}`)
-          .then((closed) => closed && logger.error({ ...crawl }, 'crawl closed as partial: one of its jobs failed for good'))
-          .catch((e: unknown) => logger.error({ ...crawl, err: e instanceof Error ? e.message : String(e) }, 'could not close the crawl; it is closed as abandoned later'));
+        closeCrawlAsFailed(
+          deps.db,
+          crawl.crawlId,
+          `${job?.name ?? "a job"} failed for good: ${err.message}`,
+        )
+          .then(
+            (closed) =>
+              closed &&
+              logger.error(
+                { ...crawl },
+                "crawl closed as partial: one of its jobs failed for good",
+              ),
+          )
+          .catch((e: unknown) =>
+            logger.error(
+              { ...crawl, err: e instanceof Error ? e.message : String(e) },
+              "could not close the crawl; it is closed as abandoned later",
+            ),
+          );
       }
     });
-    w.on('error', onBullError(logger, 'worker'));
+    w.on("error", onBullError(logger, "worker"));
   }
 
   return {

@@ -3,8 +3,8 @@
  * (quiet at night, a peak in the evening) squeezed into `dayMs`, with its own phase and size, so the
  * charts of a one-minute demo already have shape. Deterministic from the server's seed.
  */
-import { hash32 } from '../simulator/random';
-import type { RunningFleet } from '../simulator/fleet';
+import { hash32 } from "../simulator/random";
+import type { RunningFleet } from "../simulator/fleet";
 
 /** 0..1: the share of a server's usual peak that is online at `phase` (0..1 through its day). */
 export function dayCurve(phase: number): number {
@@ -13,7 +13,12 @@ export function dayCurve(phase: number): number {
   return Math.min(1, 0.08 + evening + afternoon);
 }
 
-export function populationAt(seed: number, maxPlayers: number, nowMs: number, dayMs: number): number {
+export function populationAt(
+  seed: number,
+  maxPlayers: number,
+  nowMs: number,
+  dayMs: number,
+): number {
   const h = hash32(seed, 7);
   const offset = (h % 1000) / 1000 / 4; // servers in different time zones peak at different times
   const size = 0.3 + ((h >>> 10) % 700) / 1000; // and some are more popular than others
@@ -22,7 +27,10 @@ export function populationAt(seed: number, maxPlayers: number, nowMs: number, da
 }
 
 /** Moves every server of the fleet along its curve every `stepMs`; returns a stop function. */
-export function drivePopulation(fleet: RunningFleet, options: { dayMs: number; stepMs: number; now?: () => number }): () => void {
+export function drivePopulation(
+  fleet: RunningFleet,
+  options: { dayMs: number; stepMs: number; now?: () => number },
+): () => void {
   const now = options.now ?? Date.now;
   const step = (): void => {
     const t = now();

@@ -3,12 +3,12 @@
  * clients), a child logger carrying the request id, the caller's identity for the rate limit and its
  * API-key status for mutations.
  */
-import type { Logger } from '../shared/logger';
-import type { ApiKeyStatus } from './auth';
-import type { ApiConfig } from './api-config';
-import type { Db } from '../shared/db';
-import type { CancelledSource } from '../crawler/queues';
-import { createLoaders, type Loaders } from './loaders';
+import type { Logger } from "../shared/logger";
+import type { ApiKeyStatus } from "./auth";
+import type { ApiConfig } from "./api-config";
+import type { Db } from "../shared/db";
+import type { CancelledSource } from "../crawler/queues";
+import { createLoaders, type Loaders } from "./loaders";
 
 /** Enqueue a query of one game server now (the crawler's queue); absent when the API runs without one. */
 export type EnqueueQuery = (gameServerId: number) => Promise<void>;
@@ -39,6 +39,6 @@ export interface ApiContext {
   config: ApiConfig;
 }
 
-export function createContext(fields: Omit<ApiContext, 'loaders'>): ApiContext {
+export function createContext(fields: Omit<ApiContext, "loaders">): ApiContext {
   return { ...fields, loaders: createLoaders(fields.prisma) };
 }

@@ -4,12 +4,12 @@
  * add a Bearer header to the dashboard's own requests, so HTTP Basic with the API key as the password
  * (any user name) is accepted too, and asked for, so the browser prompts once.
  */
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { Queue } from 'bullmq';
-import type express from 'express';
-import { asBearer } from './auth';
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { ExpressAdapter } from "@bull-board/express";
+import type { Queue } from "bullmq";
+import type express from "express";
+import { asBearer } from "./auth";
 
 export { asBearer };
 
@@ -20,19 +20,22 @@ export interface OperatorRoutesOptions {
   isAuthorized: (authorization: string | undefined) => boolean;
 }
 
-export const DASHBOARD_PATH = '/admin/queues';
+export const DASHBOARD_PATH = "/admin/queues";
 
 export function mountOperatorRoutes(app: express.Express, options: OperatorRoutesOptions): void {
   const { renderMetrics } = options;
   if (renderMetrics) {
-    app.get('/metrics', (_req, res, next) => {
+    app.get("/metrics", (_req, res, next) => {
       renderMetrics().then(({ contentType, body }) => res.type(contentType).send(body), next);
     });
   }
   if (options.queues && options.queues.length > 0) {
     const adapter = new ExpressAdapter();
     adapter.setBasePath(DASHBOARD_PATH);
-    createBullBoard({ queues: options.queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })), serverAdapter: adapter });
+    createBullBoard({
+      queues: options.queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
+      serverAdapter: adapter,
+    });
     app.use(
       DASHBOARD_PATH,
       (req, res, next) => {
@@ -42,8 +45,11 @@ export function mountOperatorRoutes(app: express.Express, options: OperatorRoute
         }
         res
           .status(401)
-          .set('WWW-Authenticate', 'Basic realm="gsindex queues", charset="UTF-8"')
-          .json({ error: 'UNAUTHENTICATED: send Authorization: Bearer <API key> (or Basic with the key as password)' });
+          .set("WWW-Authenticate", 'Basic realm="gsindex queues", charset="UTF-8"')
+          .json({
+            error:
+              "UNAUTHENTICATED: send Authorization: Bearer <API key> (or Basic with the key as password)",
+          });
       },
       adapter.getRouter() as express.RequestHandler,
     );

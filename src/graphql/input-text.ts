@@ -4,15 +4,15 @@
  * client's will) or a lone UTF-16 surrogate (not Unicode: it would be stored as U+FFFD). Every string
  * argument is checked, in the query text and in the variables, so no resolver has to remember to.
  */
-import { Kind, visit, type DocumentNode, type ValueNode } from 'graphql';
-import { BadUserInputError } from './errors';
+import { Kind, visit, type DocumentNode, type ValueNode } from "graphql";
+import { BadUserInputError } from "./errors";
 
 // A lone surrogate: `u` mode matches a surrogate code unit only when it is not half of a pair.
 const LONE_SURROGATE = /\p{Cs}/u;
 
 function problemWith(text: string): string | null {
-  if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which text cannot hold';
-  if (LONE_SURROGATE.test(text)) return 'is not valid Unicode text (it holds a lone surrogate)';
+  if (text.includes("\u0000")) return "contains a NUL character (U+0000), which text cannot hold";
+  if (LONE_SURROGATE.test(text)) return "is not valid Unicode text (it holds a lone surrogate)";
   return null;
 }
 
@@ -38,22 +38,28 @@ function checkLiteral(value: ValueNode, path: string): void {
 
 /** Strings inside the JSON variables (`$f.tagsAll[1]`). */
 function checkVariables(variables: Readonly<Record<string, unknown>>): void {
-  const stack: Array<[unknown, string]> = Object.entries(variables).map(([name, v]) => [v, `$${name}`]);
+  const stack: Array<[unknown, string]> = Object.entries(variables).map(([name, v]) => [
+    v,
+    `$${name}`,
+  ]);
   for (let item = stack.pop(); item; item = stack.pop()) {
     const [value, at] = item;
-    if (typeof value === 'string') {
+    if (typeof value === "string") {
       const problem = problemWith(value);
       if (problem) refuse(at, problem);
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => stack.push([v, `${at}[${i}]`]));
-    } else if (typeof value === 'object' && value !== null) {
+    } else if (typeof value === "object" && value !== null) {
       for (const [key, v] of Object.entries(value)) stack.push([v, `${at}.${key}`]);
     }
   }
 }
 
 /** Throws BAD_USER_INPUT (HTTP 400) naming the first argument or variable whose text is not valid. */
-export function assertValidText(document: DocumentNode, variables: Readonly<Record<string, unknown>> | undefined): void {
+export function assertValidText(
+  document: DocumentNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): void {
   visit(document, {
     Argument(node) {
       checkLiteral(node.value, node.name.value);

@@ -35,8 +35,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
-} from 'graphql';
-import { QueryTooComplexError } from './errors';
+} from "graphql";
+import { QueryTooComplexError } from "./errors";
 
 export interface QueryLimits {
   maxDepth: number;
@@ -47,13 +47,20 @@ export interface QueryLimits {
 
 type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
-function selectionDepth(set: SelectionSetNode | undefined, fragments: Fragments, seen: Set<string>): number {
+function selectionDepth(
+  set: SelectionSetNode | undefined,
+  fragments: Fragments,
+  seen: Set<string>,
+): number {
   if (!set) return 0;
   let max = 0;
   for (const sel of set.selections) {
     if (sel.kind === Kind.FIELD) {
-      if (sel.name.value.startsWith('__')) continue;
-      max = Math.max(max, sel.selectionSet ? 1 + selectionDepth(sel.selectionSet, fragments, seen) : 1);
+      if (sel.name.value.startsWith("__")) continue;
+      max = Math.max(
+        max,
+        sel.selectionSet ? 1 + selectionDepth(sel.selectionSet, fragments, seen) : 1,
+      );
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
       max = Math.max(max, selectionDepth(sel.selectionSet, fragments, seen));
     } else {
@@ -74,23 +81,36 @@ export function operationDepth(operation: OperationDefinitionNode, fragments: Fr
 }
 
 /** Throws QUERY_TOO_COMPLEX when the operation nests deeper than `maxDepth` fields. */
-export function assertDepth(operation: OperationDefinitionNode, fragments: Fragments, maxDepth: number): void {
+export function assertDepth(
+  operation: OperationDefinitionNode,
+  fragments: Fragments,
+  maxDepth: number,
+): void {
   const depth = operationDepth(operation, fragments);
-  if (depth > maxDepth) throw new QueryTooComplexError(`query depth ${depth} exceeds the limit of ${maxDepth}`, { depth, maxDepth });
+  if (depth > maxDepth)
+    throw new QueryTooComplexError(`query depth ${depth} exceeds the limit of ${maxDepth}`, {
+      depth,
+      maxDepth,
+    });
 }
 
 function ownCost(extensions: Readonly<Record<string, unknown>> | null | undefined): number {
-  const value = extensions?.['complexity'];
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 1;
+  const value = extensions?.["complexity"];
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 1;
 }
 
-function pageMultiplier(parentName: string, args: Record<string, unknown>, isList: boolean, limits: QueryLimits): number {
-  const first = args['first'];
-  const last = args['last'];
-  const sizes = [first, last].filter((v): v is number => typeof v === 'number' && v >= 0);
+function pageMultiplier(
+  parentName: string,
+  args: Record<string, unknown>,
+  isList: boolean,
+  limits: QueryLimits,
+): number {
+  const first = args["first"];
+  const last = args["last"];
+  const sizes = [first, last].filter((v): v is number => typeof v === "number" && v >= 0);
   if (sizes.length > 0) return Math.max(...sizes);
   // A connection's edges/nodes are as many as the connection field's own first/last, counted there.
-  if (parentName.endsWith('Connection')) return 1;
+  if (parentName.endsWith("Connection")) return 1;
   return isList ? limits.defaultListSize : 1;
 }
 
@@ -104,11 +124,15 @@ export function operationComplexity(
 ): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
-  const visit = (set: SelectionSetNode, parent: GraphQLCompositeType, seen: Set<string>): number => {
+  const visit = (
+    set: SelectionSetNode,
+    parent: GraphQLCompositeType,
+    seen: Set<string>,
+  ): number => {
     let total = 0;
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
-        if (sel.name.value.startsWith('__')) continue;
+        if (sel.name.value.startsWith("__")) continue;
         if (!isObjectType(parent) && !isInterfaceType(parent)) continue;
         const def = parent.getFields()[sel.name.value];
         if (!def) continue;
@@ -122,7 +146,9 @@ export function operationComplexity(
         const isList = getNullableType(def.type) instanceof GraphQLList;
         let cost = ownCost(def.extensions);
         if (sel.selectionSet && isCompositeType(named)) {
-          cost += pageMultiplier(parent.name, args, isList, limits) * visit(sel.selectionSet, named, seen);
+          cost +=
+            pageMultiplier(parent.name, args, isList, limits) *
+            visit(sel.selectionSet, named, seen);
         }
         total += cost;
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
@@ -154,10 +180,13 @@ export function assertComplexity(
 ): number {
   const complexity = operationComplexity(schema, operation, fragments, variables, limits);
   if (complexity > limits.maxComplexity) {
-    throw new QueryTooComplexError(`query complexity ${complexity} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages or fewer fields`, {
-      complexity,
-      maxComplexity: limits.maxComplexity,
-    });
+    throw new QueryTooComplexError(
+      `query complexity ${complexity} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages or fewer fields`,
+      {
+        complexity,
+        maxComplexity: limits.maxComplexity,
+      },
+    );
   }
   return complexity;
 }
@@ -189,7 +218,9 @@ export function assertDocumentLimits(source: string, limits: DocumentLimits): vo
   const tokens = countTokens(source, limits.maxTokens);
   if (tokens === null) return;
   if (tokens > limits.maxTokens) {
-    throw new QueryTooComplexError(`the query has more than ${limits.maxTokens} tokens`, { maxTokens: limits.maxTokens });
+    throw new QueryTooComplexError(`the query has more than ${limits.maxTokens} tokens`, {
+      maxTokens: limits.maxTokens,
+    });
   }
   let document;
   try {
@@ -201,7 +232,8 @@ export function assertDocumentLimits(source: string, limits: DocumentLimits): vo
   let aliases = 0;
   // Iterative: the nesting is as deep as the client likes, within the token cap.
   const sets: SelectionSetNode[] = [];
-  for (const def of document.definitions) if ('selectionSet' in def && def.selectionSet) sets.push(def.selectionSet);
+  for (const def of document.definitions)
+    if ("selectionSet" in def && def.selectionSet) sets.push(def.selectionSet);
   for (let set = sets.pop(); set; set = sets.pop()) {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
@@ -212,9 +244,15 @@ export function assertDocumentLimits(source: string, limits: DocumentLimits): vo
     }
   }
   if (aliases > limits.maxAliases) {
-    throw new QueryTooComplexError(`the query has ${aliases} aliases, more than the limit of ${limits.maxAliases}`, { aliases, maxAliases: limits.maxAliases });
+    throw new QueryTooComplexError(
+      `the query has ${aliases} aliases, more than the limit of ${limits.maxAliases}`,
+      { aliases, maxAliases: limits.maxAliases },
+    );
   }
   if (fields > limits.maxFields) {
-    throw new QueryTooComplexError(`the query selects ${fields} fields, more than the limit of ${limits.maxFields}`, { fields, maxFields: limits.maxFields });
+    throw new QueryTooComplexError(
+      `the query selects ${fields} fields, more than the limit of ${limits.maxFields}`,
+      { fields, maxFields: limits.maxFields },
+    );
   }
 }

@@ -2,19 +2,20 @@
  * Per-request DataLoaders: every field that would otherwise read per row (a server's source, its
  * history, a source's crawls) is batched into one statement per distinct argument set.
  */
-import DataLoader from 'dataloader';
-import type { Crawl, CrawlRun, MasterSource } from '../generated/prisma/client';
-import type { Db } from '../shared/db';
-import { toId } from '../shared/ids';
-import { readServerHistories, type HistoryPoint as StorePoint } from '../history/server-history';
-import type { HistoryPlan } from './history/history-plan';
+import DataLoader from "dataloader";
+import type { Crawl, CrawlRun, MasterSource } from "../generated/prisma/client";
+import type { Db } from "../shared/db";
+import { toId } from "../shared/ids";
+import { readServerHistories, type HistoryPoint as StorePoint } from "../history/server-history";
+import type { HistoryPlan } from "./history/history-plan";
 
 export interface HistoryKey {
   gameServerId: number;
   plan: HistoryPlan;
 }
 
-const planKey = (k: HistoryKey): string => `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}`;
+const planKey = (k: HistoryKey): string =>
+  `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}`;
 
 /**
  * The stored series (RAW samples, hourly slots or days) of many servers: keys are grouped by plan and
@@ -33,7 +34,14 @@ function loadHistories(db: Db) {
     await Promise.all(
       [...groups].map(async ([pk, ks]) => {
         const { plan } = ks[0] as HistoryKey;
-        results.set(pk, await readServerHistories(db, ks.map((k) => k.gameServerId), { from: plan.from, to: plan.to, resolution: plan.resolution }));
+        results.set(
+          pk,
+          await readServerHistories(
+            db,
+            ks.map((k) => k.gameServerId),
+            { from: plan.from, to: plan.to, resolution: plan.resolution },
+          ),
+        );
       }),
     );
     return keys.map((k) => results.get(planKey(k))?.get(k.gameServerId) ?? []);
@@ -49,7 +57,7 @@ export function createLoaders(db: Db) {
     }),
     /** Latest crawls of a source, newest first; key `sourceId:count`. */
     crawlsBySource: new DataLoader<string, Crawl[]>(async (keys) => {
-      const parsed = keys.map((k) => k.split(':').map(Number) as [number, number]);
+      const parsed = keys.map((k) => k.split(":").map(Number) as [number, number]);
       const most = Math.max(...parsed.map(([, n]) => n));
       const ids = [...new Set(parsed.map(([id]) => id))];
       const rows = await db.$queryRaw<Array<{ id: bigint }>>`
@@ -57,14 +65,22 @@ export function createLoaders(db: Db) {
           SELECT c.id, row_number() OVER (PARTITION BY c.source_id ORDER BY c.started_at DESC, c.id DESC) AS n
           FROM crawl c WHERE c.source_id = ANY(${ids}::int[])
         ) x WHERE n <= ${most}`;
-      const crawls = await db.crawl.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+      const crawls = await db.crawl.findMany({
+        where: { id: { in: rows.map((r) => r.id) } },
+        orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      });
       return parsed.map(([id, n]) => crawls.filter((c) => c.sourceId === id).slice(0, n));
     }),
     runsByCrawl: new DataLoader<number, CrawlRun[]>(async (ids) => {
-      const rows = await db.crawlRun.findMany({ where: { crawlId: { in: [...ids] } }, orderBy: [{ region: 'asc' }, { split: 'asc' }] });
+      const rows = await db.crawlRun.findMany({
+        where: { crawlId: { in: [...ids] } },
+        orderBy: [{ region: "asc" }, { split: "asc" }],
+      });
       return ids.map((id) => rows.filter((r) => toId(r.crawlId) === id));
     }),
-    history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db), { cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}` }),
+    history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db), {
+      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
+    }),
   };
 }
 

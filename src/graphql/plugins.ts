@@ -2,21 +2,21 @@
  * Apollo plugins: the query limits and the read rate limit's charge (both need the resolved operation
  * and its variables), and logging of internal errors with the request id before formatError masks them.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
-import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
-import type { ApiContext } from './context';
-import { isClientErrorCode, maskedErrorRequestIds, RateLimitedError } from './errors';
-import { assertValidText } from './input-text';
-import { assertComplexity, assertDepth, type QueryLimits } from './limits';
-import { secondsUntilReset, type RateDecision, type RateLimiter } from './rate-limit';
+import type { ApolloServerPlugin } from "@apollo/server";
+import { unwrapResolverError } from "@apollo/server/errors";
+import { GraphQLError, Kind, type FragmentDefinitionNode } from "graphql";
+import type { ApiContext } from "./context";
+import { isClientErrorCode, maskedErrorRequestIds, RateLimitedError } from "./errors";
+import { assertValidText } from "./input-text";
+import { assertComplexity, assertDepth, type QueryLimits } from "./limits";
+import { secondsUntilReset, type RateDecision, type RateLimiter } from "./rate-limit";
 
 /** X-RateLimit-Limit / -Remaining / -Reset (seconds until the window ends), as most public APIs send them. */
 export function rateLimitHeaders(limit: number, decision: RateDecision): Array<[string, string]> {
   return [
-    ['x-ratelimit-limit', String(limit)],
-    ['x-ratelimit-remaining', String(decision.remaining)],
-    ['x-ratelimit-reset', String(secondsUntilReset(decision))],
+    ["x-ratelimit-limit", String(limit)],
+    ["x-ratelimit-remaining", String(decision.remaining)],
+    ["x-ratelimit-reset", String(secondsUntilReset(decision))],
   ];
 }
 
@@ -25,7 +25,10 @@ export function readCost(complexity: number, complexityPerRead: number): number 
   return Math.max(1, Math.ceil(complexity / complexityPerRead));
 }
 
-export function limitsPlugin(limits: QueryLimits & { complexityPerRead: number }, rateLimiter: RateLimiter): ApolloServerPlugin<ApiContext> {
+export function limitsPlugin(
+  limits: QueryLimits & { complexityPerRead: number },
+  rateLimiter: RateLimiter,
+): ApolloServerPlugin<ApiContext> {
   return {
     requestDidStart() {
       return Promise.resolve({
@@ -37,15 +40,23 @@ export function limitsPlugin(limits: QueryLimits & { complexityPerRead: number }
             if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           }
           assertDepth(operation, fragments, limits.maxDepth);
-          const complexity = assertComplexity(rc.schema, operation, fragments, rc.request.variables ?? {}, limits);
+          const complexity = assertComplexity(
+            rc.schema,
+            operation,
+            fragments,
+            rc.request.variables ?? {},
+            limits,
+          );
           assertValidText(rc.document, rc.request.variables);
           // Reads are public and pay for what they cost (the unit paid in front of Apollo included);
           // mutations need a key and are not counted.
-          if (operation.operation !== 'query' || rateLimiter.limit <= 0) return;
-          const due = readCost(complexity, limits.complexityPerRead) - rc.contextValue.readUnitsPaid;
+          if (operation.operation !== "query" || rateLimiter.limit <= 0) return;
+          const due =
+            readCost(complexity, limits.complexityPerRead) - rc.contextValue.readUnitsPaid;
           if (due <= 0) return;
           const decision = await rateLimiter.hit(rc.contextValue.clientKey, due);
-          for (const [name, value] of rateLimitHeaders(rateLimiter.limit, decision)) rc.response.http.headers.set(name, value);
+          for (const [name, value] of rateLimitHeaders(rateLimiter.limit, decision))
+            rc.response.http.headers.set(name, value);
           if (!decision.allowed) throw new RateLimitedError(secondsUntilReset(decision));
         },
       });
@@ -55,8 +66,9 @@ export function limitsPlugin(limits: QueryLimits & { complexityPerRead: number }
 
 function codeOf(error: GraphQLError): unknown {
   const original = unwrapResolverError(error);
-  if (original instanceof GraphQLError && original.extensions['code'] !== undefined) return original.extensions['code'];
-  return error.extensions['code'];
+  if (original instanceof GraphQLError && original.extensions["code"] !== undefined)
+    return original.extensions["code"];
+  return error.extensions["code"];
 }
 
 export function errorLoggingPlugin(): ApolloServerPlugin<ApiContext> {
@@ -68,10 +80,15 @@ export function errorLoggingPlugin(): ApolloServerPlugin<ApiContext> {
             const code = codeOf(error);
             // graphql-js reports client mistakes (unknown field, bad variable) as uncoded errors without a
             // path; errors with a path come from resolvers, where an uncoded error is our bug.
-            if (isClientErrorCode(code) || (code === undefined && error.path === undefined)) continue;
+            if (isClientErrorCode(code) || (code === undefined && error.path === undefined))
+              continue;
             const original = unwrapResolverError(error);
-            if (typeof original === 'object' && original !== null) maskedErrorRequestIds.set(original, rc.contextValue.requestId);
-            rc.contextValue.logger.error({ err: original, path: error.path, operationName: rc.operationName }, 'internal error in a GraphQL request');
+            if (typeof original === "object" && original !== null)
+              maskedErrorRequestIds.set(original, rc.contextValue.requestId);
+            rc.contextValue.logger.error(
+              { err: original, path: error.path, operationName: rc.operationName },
+              "internal error in a GraphQL request",
+            );
           }
           return Promise.resolve();
         },
@@ -86,7 +103,7 @@ export function noStorePlugin(): ApolloServerPlugin<ApiContext> {
     requestDidStart() {
       return Promise.resolve({
         willSendResponse(rc) {
-          rc.response.http.headers.set('cache-control', 'no-store');
+          rc.response.http.headers.set("cache-control", "no-store");
           return Promise.resolve();
         },
       });
@@ -111,7 +128,8 @@ export function latencyPlugin(histogram: LatencyHistogram): ApolloServerPlugin<A
         willSendResponse(rc) {
           const op = rc.operation;
           const first = op?.selectionSet.selections.find((sel) => sel.kind === Kind.FIELD);
-          const label = op && first?.kind === Kind.FIELD ? `${op.operation}:${first.name.value}` : 'invalid';
+          const label =
+            op && first?.kind === Kind.FIELD ? `${op.operation}:${first.name.value}` : "invalid";
           histogram.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
           return Promise.resolve();
         },

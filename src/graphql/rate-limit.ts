@@ -6,7 +6,7 @@
  * counts for itself in memory. Every answer says how many units are left and when the window ends (for Retry-After and
  * the X-RateLimit headers).
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from "ioredis";
 
 export interface RateLimitOptions {
   /** Units allowed per client per window; 0 disables the limit. */
@@ -68,8 +68,9 @@ export function createRedisRateLimiter(
   onError: (err: unknown) => void = () => undefined,
   now: () => number = Date.now,
 ): RateLimiter {
-  const counter: SharedCounter = (key, windowMs, cost) => redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(cost)) as Promise<[number, number]>;
-  return sharedRateLimiter(counter, 'Redis', keyPrefix, options, onError, now);
+  const counter: SharedCounter = (key, windowMs, cost) =>
+    redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(cost)) as Promise<[number, number]>;
+  return sharedRateLimiter(counter, "Redis", keyPrefix, options, onError, now);
 }
 
 /** What createPostgresRateLimiter needs of a database client (Prisma's raw queries). */
@@ -97,7 +98,9 @@ export function createPostgresRateLimiter(
   const ensureTable = (): Promise<void> => {
     created ??= (async () => {
       await db.$executeRawUnsafe(`create schema if not exists "${schema.replace(/"/g, '""')}"`);
-      await db.$executeRawUnsafe(`create unlogged table if not exists ${table} (key text primary key, count bigint not null, expires_at_ms bigint not null)`);
+      await db.$executeRawUnsafe(
+        `create unlogged table if not exists ${table} (key text primary key, count bigint not null, expires_at_ms bigint not null)`,
+      );
     })().catch((err: unknown) => {
       created = null;
       throw err;
@@ -111,17 +114,19 @@ export function createPostgresRateLimiter(
       lastSweepMs = t;
       db.$executeRawUnsafe(`delete from ${table} where expires_at_ms < $1`, t).catch(onError);
     }
-    const rows = await db.$queryRawUnsafe<Array<{ count: bigint | number; expires_at_ms: bigint | number }>>(
+    const rows = await db.$queryRawUnsafe<
+      Array<{ count: bigint | number; expires_at_ms: bigint | number }>
+    >(
       `insert into ${table} as r (key, count, expires_at_ms) values ($1, $2, $3) on conflict (key) do update set count = r.count + excluded.count returning count, expires_at_ms`,
       key,
       cost,
       t + windowMs,
     );
     const row = rows[0];
-    if (row === undefined) throw new Error('rate-limit counter: the upsert returned no row');
+    if (row === undefined) throw new Error("rate-limit counter: the upsert returned no row");
     return [Number(row.count), Number(row.expires_at_ms) - t];
   };
-  return sharedRateLimiter(counter, 'PostgreSQL', keyPrefix, options, onError, now);
+  return sharedRateLimiter(counter, "PostgreSQL", keyPrefix, options, onError, now);
 }
 
 function sharedRateLimiter(
@@ -147,7 +152,12 @@ function sharedRateLimiter(
           timer = setTimeout(() => resolve(null), REDIS_LIMIT_TIMEOUT_MS);
         });
         reply = await Promise.race([counter(key, options.windowMs, cost), timeout]);
-        if (reply === null) onError(new Error(`rate-limit counter: no answer from ${store} within ${REDIS_LIMIT_TIMEOUT_MS} ms`));
+        if (reply === null)
+          onError(
+            new Error(
+              `rate-limit counter: no answer from ${store} within ${REDIS_LIMIT_TIMEOUT_MS} ms`,
+            ),
+          );
       } catch (err) {
         onError(err);
         reply = null;
@@ -161,7 +171,10 @@ function sharedRateLimiter(
   };
 }
 
-export function createMemoryRateLimiter(options: RateLimitOptions, now: () => number = Date.now): RateLimiter {
+export function createMemoryRateLimiter(
+  options: RateLimitOptions,
+  now: () => number = Date.now,
+): RateLimiter {
   let currentWindow = -1;
   let counts = new Map<string, number>();
   return {
@@ -177,7 +190,9 @@ export function createMemoryRateLimiter(options: RateLimitOptions, now: () => nu
       }
       const count = (counts.get(clientKey) ?? 0) + cost;
       if (cost > 0) counts.set(clientKey, count);
-      return Promise.resolve(decide(count, (window + 1) * options.windowMs - t, options.maxRequests));
+      return Promise.resolve(
+        decide(count, (window + 1) * options.windowMs - t, options.maxRequests),
+      );
     },
   };
 }

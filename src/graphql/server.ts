@@ -8,30 +8,53 @@
  * `startApi` listens and hands back a `close()` that stops Apollo and the HTTP server in that order;
  * the database and Redis belong to the caller, who closes them after.
  */
-import 'reflect-metadata';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
-import cors from 'cors';
-import express from 'express';
-import type { Redis } from 'ioredis';
-import type { Logger } from '../shared/logger';
-import { checkReadiness } from '../shared/readiness';
-import { DEFAULT_LIST_SIZE_FOR_COMPLEXITY, type ApiConfig } from './api-config';
-import { createApiKeyChecker } from './auth';
-import { createContext, type ApiContext, type ApiEnqueue } from './context';
-import type { Db } from '../shared/db';
-import { createErrorFormatter } from './errors';
-import { graphqlErrorHandler } from './http-errors';
-import { assignRequestId, authFailureGuard, clientKeyOf, documentLimitsGuard, readRateLimitGuard, readUnitsPaidOf, requestIdOf } from './http-guards';
-import { errorLoggingPlugin, latencyPlugin, limitsPlugin, noStorePlugin, type LatencyHistogram } from './plugins';
-import { createMemoryRateLimiter, createPostgresRateLimiter, createRedisRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limit';
-import { queueSchemaOf } from '../crawler/queues';
-import { buildApiSchema } from './schema';
-import { createWebRouter } from '../web/routes';
+import "reflect-metadata";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
+import { expressMiddleware } from "@as-integrations/express5";
+import cors from "cors";
+import express from "express";
+import type { Redis } from "ioredis";
+import type { Logger } from "../shared/logger";
+import { checkReadiness } from "../shared/readiness";
+import { DEFAULT_LIST_SIZE_FOR_COMPLEXITY, type ApiConfig } from "./api-config";
+import { createApiKeyChecker } from "./auth";
+import { createContext, type ApiContext, type ApiEnqueue } from "./context";
+import type { Db } from "../shared/db";
+import { createErrorFormatter } from "./errors";
+import { graphqlErrorHandler } from "./http-errors";
+import {
+  assignRequestId,
+  authFailureGuard,
+  clientKeyOf,
+  documentLimitsGuard,
+  readRateLimitGuard,
+  readUnitsPaidOf,
+  requestIdOf,
+} from "./http-guards";
+import {
+  errorLoggingPlugin,
+  latencyPlugin,
+  limitsPlugin,
+  noStorePlugin,
+  type LatencyHistogram,
+} from "./plugins";
+import {
+  createMemoryRateLimiter,
+  createPostgresRateLimiter,
+  createRedisRateLimiter,
+  type RateLimitOptions,
+  type RateLimiter,
+} from "./rate-limit";
+import { queueSchemaOf } from "../crawler/queues";
+import { buildApiSchema } from "./schema";
+import { createWebRouter } from "../web/routes";
 
 export interface ApiDeps {
   prisma: Db;
@@ -60,26 +83,48 @@ export interface RunningApi {
 export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const { config, logger } = deps;
   const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.apiTrustProxyHops > 0 ? config.apiTrustProxyHops : false);
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.apiTrustProxyHops > 0 ? config.apiTrustProxyHops : false);
   const httpServer = http.createServer(app);
 
   const schema = await buildApiSchema();
   const limiter = (name: string, options: RateLimitOptions): RateLimiter =>
     deps.redis
-      ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:${name}:`, options, (err) => logger.warn({ err }, `${name}: Redis unavailable, counted by this process alone`))
+      ? createRedisRateLimiter(deps.redis, `${config.queuePrefix}:${name}:`, options, (err) =>
+          logger.warn({ err }, `${name}: Redis unavailable, counted by this process alone`),
+        )
       : deps.rateLimitInPostgres
-        ? createPostgresRateLimiter(deps.prisma, queueSchemaOf(config.queuePrefix), `${name}:`, options, (err) => logger.warn({ err }, `${name}: PostgreSQL counter unavailable, counted by this process alone`))
+        ? createPostgresRateLimiter(
+            deps.prisma,
+            queueSchemaOf(config.queuePrefix),
+            `${name}:`,
+            options,
+            (err) =>
+              logger.warn(
+                { err },
+                `${name}: PostgreSQL counter unavailable, counted by this process alone`,
+              ),
+          )
         : createMemoryRateLimiter(options);
-  const rateLimiter = limiter('api-ratelimit', { maxRequests: config.apiRateLimitMax, windowMs: config.apiRateLimitWindowMs });
-  const authFailures = limiter('api-authfail', { maxRequests: config.apiAuthFailureLimit, windowMs: config.apiAuthFailureWindowMs });
+  const rateLimiter = limiter("api-ratelimit", {
+    maxRequests: config.apiRateLimitMax,
+    windowMs: config.apiRateLimitWindowMs,
+  });
+  const authFailures = limiter("api-authfail", {
+    maxRequests: config.apiAuthFailureLimit,
+    windowMs: config.apiAuthFailureWindowMs,
+  });
   const queryLimits = {
     maxDepth: config.apiMaxDepth,
     maxComplexity: config.apiMaxComplexity,
     defaultListSize: DEFAULT_LIST_SIZE_FOR_COMPLEXITY,
     complexityPerRead: config.apiRateLimitComplexityPerRead,
   };
-  const documentLimits = { maxTokens: config.apiMaxTokens, maxFields: config.apiMaxFields, maxAliases: config.apiMaxAliases };
+  const documentLimits = {
+    maxTokens: config.apiMaxTokens,
+    maxFields: config.apiMaxFields,
+    maxAliases: config.apiMaxAliases,
+  };
   const checkApiKey = createApiKeyChecker(config.apiKeys);
   // Stack traces reach a client only when asked for outside production (loadConfig refuses both together).
   const exposeStacks = config.apiErrorStacks && !config.production;
@@ -114,19 +159,24 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   });
   await apollo.start();
 
-  const allowAnyOrigin = config.apiCorsOrigins.includes('*');
+  const allowAnyOrigin = config.apiCorsOrigins.includes("*");
   app.use(assignRequestId);
   app.use(cors({ origin: allowAnyOrigin ? true : [...config.apiCorsOrigins], maxAge: 600 }));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get("/readyz", async (_req, res) => {
     const { ready, results, failed } = await checkReadiness({
       database: () => deps.prisma.$queryRaw`SELECT 1`,
       redis: deps.redis ? () => deps.redis!.ping() : undefined,
     });
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', ...results, failed: failed.map((f) => f.name), reasons: Object.fromEntries(failed.map((f) => [f.name, f.reason])) });
+    res.status(ready ? 200 : 503).json({
+      status: ready ? "ready" : "not ready",
+      ...results,
+      failed: failed.map((f) => f.name),
+      reasons: Object.fromEntries(failed.map((f) => [f.name, f.reason])),
+    });
   });
 
   // Every route below that takes an API key (mutations, the queue dashboard) counts wrong ones.
@@ -136,7 +186,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   app.use(createWebRouter());
 
   app.use(
-    '/graphql',
+    "/graphql",
     readRateLimitGuard(rateLimiter, checkApiKey),
     express.json({ limit: config.apiMaxBodyBytes }),
     documentLimitsGuard(documentLimits),
@@ -163,19 +213,26 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   // More routes (a web front end) mount here: after /graphql, before the error handler.
 
   // Last: errors from any route above (bad JSON, a body too large, a failing route) as GraphQL JSON.
-  app.use(graphqlErrorHandler({ logger, maxBodyBytes: config.apiMaxBodyBytes, exposeStacks, requestIdOf }));
+  app.use(
+    graphqlErrorHandler({
+      logger,
+      maxBodyBytes: config.apiMaxBodyBytes,
+      exposeStacks,
+      requestIdOf,
+    }),
+  );
 
   await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
+    httpServer.once("error", reject);
     httpServer.listen(config.apiPort, config.apiHost, () => {
-      httpServer.off('error', reject);
+      httpServer.off("error", reject);
       resolve();
     });
   });
   const { port } = httpServer.address() as AddressInfo;
-  const host = config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}/graphql`;
-  logger.info({ url }, 'GraphQL API listening');
+  const host = config.apiHost.includes(":") ? `[${config.apiHost}]` : config.apiHost;
+  const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}/graphql`;
+  logger.info({ url }, "GraphQL API listening");
 
   let closing: Promise<void> | undefined;
   return {

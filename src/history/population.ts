@@ -3,13 +3,14 @@
  * (docs/storage.md). Read from the rollups only, never from raw samples; the crawler writes them
  * (src/crawler/store/history-store.ts).
  */
-import type { Db } from '../shared/db';
-import { floorHour, utcDay } from './time';
+import type { Db } from "../shared/db";
+import { floorHour, utcDay } from "./time";
 
-export type PopulationDimensionName = 'ALL' | 'APP' | 'FOLDER' | 'MAP' | 'REGION' | 'COUNTRY' | 'PROTOCOL';
+export type PopulationDimensionName =
+  "ALL" | "APP" | "FOLDER" | "MAP" | "REGION" | "COUNTRY" | "PROTOCOL";
 
 /** The rollup a population series is read from. */
-export type RollupResolution = 'HOUR' | 'DAY';
+export type RollupResolution = "HOUR" | "DAY";
 
 export interface PopulationPoint {
   at: Date;
@@ -40,9 +41,19 @@ export async function readPopulation(
   filter: { dimension: PopulationDimensionName; key?: string },
   o: { from: Date; to: Date; resolution: RollupResolution; withSuspectedFakes?: boolean },
 ): Promise<PopulationPoint[]> {
-  const from = o.resolution === 'DAY' ? utcDay(o.from) : floorHour(o.from);
-  const key = filter.dimension === 'ALL' ? '' : (filter.key ?? '');
-  const rows = await db.$queryRaw<{ at: Date; servers_online: number; servers_seen: number; players_avg: number; players_peak: number; players_min: number; bots_avg: number }[]>`
+  const from = o.resolution === "DAY" ? utcDay(o.from) : floorHour(o.from);
+  const key = filter.dimension === "ALL" ? "" : (filter.key ?? "");
+  const rows = await db.$queryRaw<
+    {
+      at: Date;
+      servers_online: number;
+      servers_seen: number;
+      players_avg: number;
+      players_peak: number;
+      players_min: number;
+      bots_avg: number;
+    }[]
+  >`
     SELECT DISTINCT ON (bucket_at) bucket_at AS at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg FROM population_rollup
     WHERE resolution = ${o.resolution}::"RollupResolution" AND dimension = ${filter.dimension}::"PopulationDimension" AND key = ${key}
       AND bucket_at >= ${from} AND bucket_at < ${o.to} AND with_suspected_fakes IN (false, ${o.withSuspectedFakes ?? false})

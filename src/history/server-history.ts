@@ -3,12 +3,12 @@
  * the day totals of server_day outside it. Which of the three a request reads, and whether it may, is the
  * caller's decision (the API's history plan); this module reads what it is asked for.
  */
-import type { Db } from '../shared/db';
-import { toId } from '../shared/ids';
-import { floorHour, utcDay } from './time';
+import type { Db } from "../shared/db";
+import { toId } from "../shared/ids";
+import { floorHour, utcDay } from "./time";
 
 /** The table a series is read from: raw samples, hourly slots or days. */
-export type SeriesResolution = 'RAW' | 'HOUR' | 'DAY';
+export type SeriesResolution = "RAW" | "HOUR" | "DAY";
 
 export interface HistoryPoint {
   at: Date;
@@ -47,12 +47,16 @@ interface HistoryRow {
  * History of many servers in one statement (a page of servers costs one query, not one per server).
  * Points are in time order; servers without any point get an empty list.
  */
-export async function readServerHistories(db: Db, serverIds: readonly number[], o: { from: Date; to: Date; resolution: SeriesResolution }): Promise<Map<number, HistoryPoint[]>> {
+export async function readServerHistories(
+  db: Db,
+  serverIds: readonly number[],
+  o: { from: Date; to: Date; resolution: SeriesResolution },
+): Promise<Map<number, HistoryPoint[]>> {
   const ids = [...new Set(serverIds)];
   const series = new Map<number, HistoryPoint[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return series;
   let rows: HistoryRow[];
-  if (o.resolution === 'RAW') {
+  if (o.resolution === "RAW") {
     rows = await db.$queryRaw<HistoryRow[]>`
       SELECT game_server_id AS id, crawl_at AS at, 1 AS samples, online::int AS online,
         CASE WHEN online THEN players END AS pmin, CASE WHEN online THEN players END AS pmax, players::int AS psum,
@@ -60,7 +64,7 @@ export async function readServerHistories(db: Db, serverIds: readonly number[], 
       FROM server_sample
       WHERE game_server_id = ANY(${ids}::bigint[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
       ORDER BY game_server_id, crawl_at`;
-  } else if (o.resolution === 'HOUR') {
+  } else if (o.resolution === "HOUR") {
     rows = await db.$queryRaw<HistoryRow[]>`
       SELECT * FROM (
         SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
@@ -110,7 +114,7 @@ export interface MapSpan {
 export function mapTimeline(points: readonly HistoryPoint[], stepMs: number): MapSpan[] {
   const spans: MapSpan[] = [];
   for (const p of points) {
-    if (p.map === null || p.map === '') continue;
+    if (p.map === null || p.map === "") continue;
     const last = spans[spans.length - 1];
     const end = new Date(p.at.getTime() + stepMs);
     if (last && last.map === p.map && p.at.getTime() - last.to.getTime() <= stepMs) last.to = end;

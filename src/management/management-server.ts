@@ -17,10 +17,21 @@
  * Registered addresses are text: nothing here resolves or contacts them. The crawler listens to the
  * register / update / unregister events (or calls list()) and stores what the game servers report.
  */
-import { EventEmitter } from 'node:events';
-import net from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_LINE_BYTES, MS_QUERY_GAME_SERVERS, MS_REGISTER_GAME_SERVER, MS_UNREGISTER_GAME_SERVER, MS_UPDATE_GAME_SERVER_STATS, type ManagementServerEntry, classifyServerAddress, encodeQueryGameServersReply, parseManagementRequest } from '../protocol';
+import { EventEmitter } from "node:events";
+import net from "node:net";
+import ipaddr from "ipaddr.js";
+import {
+  MANAGEMENT_SERVER_PORT,
+  MAX_MANAGEMENT_LINE_BYTES,
+  MS_QUERY_GAME_SERVERS,
+  MS_REGISTER_GAME_SERVER,
+  MS_UNREGISTER_GAME_SERVER,
+  MS_UPDATE_GAME_SERVER_STATS,
+  type ManagementServerEntry,
+  classifyServerAddress,
+  encodeQueryGameServersReply,
+  parseManagementRequest,
+} from "../protocol";
 
 /** The subset of pino's Logger this server uses (pino loggers fit as they are). */
 export interface ManagementLogger {
@@ -29,7 +40,11 @@ export interface ManagementLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
-const SILENT: ManagementLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+const SILENT: ManagementLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+};
 
 export interface ManagementServerOptions {
   /** @defaultValue '0.0.0.0' */
@@ -65,19 +80,27 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 function parsePeer(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (!ipaddr.isValid(text)) return null;
   const ip = ipaddr.parse(text);
-  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+  return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (ip as ipaddr.IPv6).toIPv4Address()
+    : ip;
 }
 
 /** What the per-address cap counts as one address: an IPv4 address, or an IPv6 /64 (one subscriber's prefix). */
 function capKey(remoteAddress: string): string {
   const ip = parsePeer(remoteAddress);
   if (ip === null) return remoteAddress;
-  if (ip.kind() === 'ipv4') return ip.toString();
-  return `${(ip as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+  if (ip.kind() === "ipv4") return ip.toString();
+  return `${(ip as ipaddr.IPv6).toNormalizedString().split(":").slice(0, 4).join(":")}::/64`;
 }
 
 function inRanges(ip: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly Range[]): boolean {
-  return ranges.some(([net, bits]) => ip.kind() === net.kind() && (ip.kind() === 'ipv4' ? (ip as ipaddr.IPv4).match(net as ipaddr.IPv4, bits) : (ip as ipaddr.IPv6).match(net as ipaddr.IPv6, bits)));
+  return ranges.some(
+    ([net, bits]) =>
+      ip.kind() === net.kind() &&
+      (ip.kind() === "ipv4"
+        ? (ip as ipaddr.IPv4).match(net as ipaddr.IPv4, bits)
+        : (ip as ipaddr.IPv6).match(net as ipaddr.IPv6, bits)),
+  );
 }
 
 /** A game server registered on one connection. */
@@ -90,7 +113,7 @@ export interface RegisteredGameServer extends ManagementServerEntry {
   updatedAt: Date;
 }
 
-export type UnregisterReason = 'command' | 'closed' | 'replaced';
+export type UnregisterReason = "command" | "closed" | "replaced";
 
 export interface ManagementServerStats {
   connectionsAccepted: number;
@@ -148,9 +171,9 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
     super();
     this.logger = options.logger ?? SILENT;
     this.trustedRanges = (options.trustedCidrs ?? []).map((text): Range => {
-      if (text.includes('/')) return ipaddr.parseCIDR(text);
+      if (text.includes("/")) return ipaddr.parseCIDR(text);
       const ip = ipaddr.parse(text);
-      return [ip, ip.kind() === 'ipv4' ? 32 : 128];
+      return [ip, ip.kind() === "ipv4" ? 32 : 128];
     });
     this.server = net.createServer((socket) => this.accept(socket));
   }
@@ -159,14 +182,14 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
   static async start(options: ManagementServerOptions = {}): Promise<ManagementServer> {
     const ms = new ManagementServer(options);
     await new Promise<void>((resolve, reject) => {
-      ms.server.once('error', reject);
-      ms.server.listen(options.port ?? MANAGEMENT_SERVER_PORT, options.host ?? '0.0.0.0', () => {
-        ms.server.off('error', reject);
+      ms.server.once("error", reject);
+      ms.server.listen(options.port ?? MANAGEMENT_SERVER_PORT, options.host ?? "0.0.0.0", () => {
+        ms.server.off("error", reject);
         resolve();
       });
     });
     ms.listeningPort = ms.address.port;
-    ms.logger.info({ port: ms.listeningPort }, 'management server listening');
+    ms.logger.info({ port: ms.listeningPort }, "management server listening");
     return ms;
   }
 
@@ -177,7 +200,10 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
 
   /** The registered game servers, oldest registration first. */
   list(): RegisteredGameServer[] {
-    return [...this.servers.values()].map((s) => ({ ...s, players: s.players && { ...s.players } }));
+    return [...this.servers.values()].map((s) => ({
+      ...s,
+      players: s.players && { ...s.players },
+    }));
   }
 
   /** Stops accepting, closes every connection (their servers are unregistered: 'closed'). */
@@ -192,7 +218,10 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
     for (const [socket, id] of this.sockets) {
       if (this.servers.has(id)) continue;
       this.stats.evicted++;
-      this.logger.debug({ connection: id }, 'management connection closed: making room for a new one');
+      this.logger.debug(
+        { connection: id },
+        "management connection closed: making room for a new one",
+      );
       this.sockets.delete(socket);
       socket.destroy();
       return true;
@@ -201,12 +230,18 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
   }
 
   private accept(socket: net.Socket): void {
-    const remoteAddress = socket.remoteAddress ?? '?';
+    const remoteAddress = socket.remoteAddress ?? "?";
     const key = capKey(remoteAddress);
     const open = this.perAddress.get(key) ?? 0;
-    if (open >= (this.options.maxConnectionsPerAddress ?? 16) || (this.sockets.size >= (this.options.maxConnections ?? 4096) && !this.evictOne())) {
+    if (
+      open >= (this.options.maxConnectionsPerAddress ?? 16) ||
+      (this.sockets.size >= (this.options.maxConnections ?? 4096) && !this.evictOne())
+    ) {
       this.stats.connectionsRefused++;
-      this.logger.debug({ remoteAddress, open }, 'management connection refused: too many connections');
+      this.logger.debug(
+        { remoteAddress, open },
+        "management connection refused: too many connections",
+      );
       socket.destroy();
       return;
     }
@@ -227,7 +262,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       if (idleTimeoutMs <= 0 || this.servers.has(id)) return;
       idleTimer = setTimeout(() => {
         this.stats.closedIdle++;
-        this.logger.debug({ connection: id, remoteAddress }, 'management connection closed: idle');
+        this.logger.debug({ connection: id, remoteAddress }, "management connection closed: idle");
         socket.destroy();
       }, idleTimeoutMs);
       idleTimer.unref();
@@ -239,25 +274,49 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
     let discarding = false; // inside an over-long line: drop bytes up to its newline
     let invalidInARow = 0;
 
-    const refuse = (counter: 'invalidJson' | 'unknownCommand' | 'invalidContent' | 'notRegistered' | 'overlongLines' | 'foreignAddress', detail: string): void => {
+    const refuse = (
+      counter:
+        | "invalidJson"
+        | "unknownCommand"
+        | "invalidContent"
+        | "notRegistered"
+        | "overlongLines"
+        | "foreignAddress",
+      detail: string,
+    ): void => {
       this.stats[counter]++;
       invalidInARow++;
-      this.logger.debug({ connection: id, remoteAddress, refusal: counter, detail }, 'management message dropped');
+      this.logger.debug(
+        { connection: id, remoteAddress, refusal: counter, detail },
+        "management message dropped",
+      );
       if (invalidInARow >= (this.options.maxInvalidMessages ?? 10)) {
         this.stats.closedForGarbage++;
-        this.logger.warn({ connection: id, remoteAddress, invalidInARow }, 'management connection closed: it keeps sending invalid messages');
+        this.logger.warn(
+          { connection: id, remoteAddress, invalidInARow },
+          "management connection closed: it keeps sending invalid messages",
+        );
         socket.destroy();
       }
     };
 
     const handleLine = (bytes: Buffer): void => {
-      const line = bytes.toString('utf8').replace(/\r$/, '');
-      if (line.trim() === '') return;
+      const line = bytes.toString("utf8").replace(/\r$/, "");
+      if (line.trim() === "") return;
       this.stats.messages++;
       armIdleTimer();
-      const parsed = parseManagementRequest(line, { forbiddenPorts: [MANAGEMENT_SERVER_PORT, this.listeningPort] });
+      const parsed = parseManagementRequest(line, {
+        forbiddenPorts: [MANAGEMENT_SERVER_PORT, this.listeningPort],
+      });
       if (!parsed.ok) {
-        refuse(parsed.refusal === 'INVALID_JSON' ? 'invalidJson' : parsed.refusal === 'UNKNOWN_COMMAND' ? 'unknownCommand' : 'invalidContent', parsed.detail);
+        refuse(
+          parsed.refusal === "INVALID_JSON"
+            ? "invalidJson"
+            : parsed.refusal === "UNKNOWN_COMMAND"
+              ? "unknownCommand"
+              : "invalidContent",
+          parsed.detail,
+        );
         return;
       }
       const request = parsed.request;
@@ -267,17 +326,22 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
           // A game server registers itself: an IP other than the peer's is someone else's (a trusted relay aside).
           // A host name is stored as text and never resolved, so it cannot point us anywhere.
           const address = request.content.serverAddress;
-          if (!trustedPeer && classifyServerAddress(address) !== 'hostname') {
+          if (!trustedPeer && classifyServerAddress(address) !== "hostname") {
             const claimed = parsePeer(address);
-            if (peer === null || claimed === null || claimed.kind() !== peer.kind() || claimed.toString() !== peer.toString()) {
-              refuse('foreignAddress', `registration of ${address} from ${remoteAddress}`);
+            if (
+              peer === null ||
+              claimed === null ||
+              claimed.kind() !== peer.kind() ||
+              claimed.toString() !== peer.toString()
+            ) {
+              refuse("foreignAddress", `registration of ${address} from ${remoteAddress}`);
               return;
             }
           }
           const previous = this.servers.get(id);
           if (previous) {
             this.servers.delete(id);
-            this.emit('unregister', previous, 'replaced');
+            this.emit("unregister", previous, "replaced");
           }
           const registered: RegisteredGameServer = {
             id,
@@ -293,29 +357,41 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
           };
           this.servers.set(id, registered);
           armIdleTimer(); // registered: no idle timeout
-          this.logger.info({ connection: id, remoteAddress, serverName: registered.name, serverAddress: registered.address, serverPort: registered.port }, 'game server registered');
-          this.emit('register', { ...registered });
+          this.logger.info(
+            {
+              connection: id,
+              remoteAddress,
+              serverName: registered.name,
+              serverAddress: registered.address,
+              serverPort: registered.port,
+            },
+            "game server registered",
+          );
+          this.emit("register", { ...registered });
           break;
         }
         case MS_UPDATE_GAME_SERVER_STATS: {
           const registered = this.servers.get(id);
           if (!registered) {
-            refuse('notRegistered', 'stats from a connection with no registered game server');
+            refuse("notRegistered", "stats from a connection with no registered game server");
             return;
           }
           registered.players = { ...request.content.players };
           registered.isLobbyOpen = request.content.isLobbyOpen;
           registered.gameplayMode = request.content.gameplayMode;
           registered.updatedAt = now;
-          this.emit('update', { ...registered, players: { ...request.content.players } });
+          this.emit("update", { ...registered, players: { ...request.content.players } });
           break;
         }
         case MS_UNREGISTER_GAME_SERVER: {
           const registered = this.servers.get(id);
           if (registered) {
             this.servers.delete(id);
-            this.logger.info({ connection: id, remoteAddress, serverName: registered.name }, 'game server unregistered');
-            this.emit('unregister', registered, 'command');
+            this.logger.info(
+              { connection: id, remoteAddress, serverName: registered.name },
+              "game server unregistered",
+            );
+            this.emit("unregister", registered, "command");
             armIdleTimer();
           }
           break;
@@ -325,7 +401,10 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
           socket.write(encodeQueryGameServersReply(this.list()));
           if (socket.writableLength > (this.options.maxPendingWriteBytes ?? 1024 * 1024)) {
             this.stats.closedSlowReaders++;
-            this.logger.warn({ connection: id, remoteAddress }, 'management connection closed: it does not read its answers');
+            this.logger.warn(
+              { connection: id, remoteAddress },
+              "management connection closed: it does not read its answers",
+            );
             socket.destroy();
           }
           break;
@@ -333,9 +412,13 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       invalidInARow = 0;
     };
 
-    socket.on('data', (chunk: Buffer) => {
+    socket.on("data", (chunk: Buffer) => {
       let start = 0;
-      for (let nl = chunk.indexOf(0x0a); nl >= 0 && !socket.destroyed; nl = chunk.indexOf(0x0a, start)) {
+      for (
+        let nl = chunk.indexOf(0x0a);
+        nl >= 0 && !socket.destroyed;
+        nl = chunk.indexOf(0x0a, start)
+      ) {
         const piece = chunk.subarray(start, nl);
         start = nl + 1;
         if (discarding) {
@@ -345,7 +428,7 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
         if (pendingBytes + piece.length > maxLineBytes) {
           pending = [];
           pendingBytes = 0;
-          refuse('overlongLines', `line longer than ${maxLineBytes} bytes`);
+          refuse("overlongLines", `line longer than ${maxLineBytes} bytes`);
           continue;
         }
         const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
@@ -359,14 +442,14 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
         pending = [];
         pendingBytes = 0;
         discarding = true;
-        refuse('overlongLines', `line longer than ${maxLineBytes} bytes`);
+        refuse("overlongLines", `line longer than ${maxLineBytes} bytes`);
         return;
       }
       pending.push(Buffer.from(rest));
       pendingBytes += rest.length;
     });
-    socket.on('error', () => undefined); // resets are normal; 'close' follows
-    socket.on('close', () => {
+    socket.on("error", () => undefined); // resets are normal; 'close' follows
+    socket.on("close", () => {
       if (idleTimer) clearTimeout(idleTimer);
       this.sockets.delete(socket);
       const left = (this.perAddress.get(key) ?? 1) - 1;
@@ -375,8 +458,11 @@ export class ManagementServer extends EventEmitter<ManagementServerEvents> {
       const registered = this.servers.get(id);
       if (registered) {
         this.servers.delete(id);
-        this.logger.info({ connection: id, remoteAddress, serverName: registered.name }, 'game server gone: connection closed');
-        this.emit('unregister', registered, 'closed');
+        this.logger.info(
+          { connection: id, remoteAddress, serverName: registered.name },
+          "game server gone: connection closed",
+        );
+        this.emit("unregister", registered, "closed");
       }
     });
   }

@@ -24,7 +24,7 @@ function fanOutOf(signal: AbortSignal): FanOut {
   };
   const created = { callbacks, listener };
   fanOuts.set(signal, created);
-  signal.addEventListener('abort', listener, { once: true });
+  signal.addEventListener("abort", listener, { once: true });
   return created;
 }
 
@@ -43,8 +43,13 @@ export function linkAbort(signal: AbortSignal | undefined, onAbort: Callback): (
   const entry: Callback = () => onAbort();
   fanOut.callbacks.add(entry);
   return () => {
-    if (!fanOut.callbacks.delete(entry) || fanOut.callbacks.size > 0 || fanOuts.get(signal) !== fanOut) return;
+    if (
+      !fanOut.callbacks.delete(entry) ||
+      fanOut.callbacks.size > 0 ||
+      fanOuts.get(signal) !== fanOut
+    )
+      return;
     fanOuts.delete(signal);
-    signal.removeEventListener('abort', fanOut.listener);
+    signal.removeEventListener("abort", fanOut.listener);
   };
 }

@@ -5,11 +5,11 @@
  * registry (registry.ts) lists every module once and adds the default ports from the games table
  * (games.ts); the crawler, the CLI and the simulator go through the registry only.
  */
-import { ProtocolError } from './errors';
-import type { LegacyGameQuirks } from './legacy/quirks';
-import type { ProtocolId, ServerStatus } from './status';
-import type { UdpTransport } from './transport/udp-transport';
-import type { QueryOptions, ServerAddress } from './types';
+import { ProtocolError } from "./errors";
+import type { LegacyGameQuirks } from "./legacy/quirks";
+import type { ProtocolId, ServerStatus } from "./status";
+import type { UdpTransport } from "./transport/udp-transport";
+import type { QueryOptions, ServerAddress } from "./types";
 
 export interface ProtocolQueryOptions extends QueryOptions {
   /** The transport to send through. @defaultValue the process-wide one (transport/default-transport.ts) */
@@ -17,7 +17,7 @@ export interface ProtocolQueryOptions extends QueryOptions {
 }
 
 export interface ProtocolModule {
-  id: Exclude<ProtocolId, 'bomberman'>;
+  id: Exclude<ProtocolId, "bomberman">;
   /** Human name, for help texts and docs. */
   name: string;
   /**
@@ -52,10 +52,15 @@ export interface ServedState {
   passwordProtected: boolean;
   vacSecured: boolean;
   /** 'd' dedicated, 'l' listen, 'p' SourceTV proxy. */
-  serverType: 'd' | 'l' | 'p';
+  serverType: "d" | "l" | "p";
   /** 'l' linux, 'w' windows, 'm' mac. */
-  environment: 'l' | 'w' | 'm';
-  playerList: ReadonlyArray<{ name: string; score: number; pingMs: number; durationSeconds: number }>;
+  environment: "l" | "w" | "m";
+  playerList: ReadonlyArray<{
+    name: string;
+    score: number;
+    pingMs: number;
+    durationSeconds: number;
+  }>;
   rules: ReadonlyArray<{ name: string; value: string }>;
 }
 
@@ -78,6 +83,7 @@ export interface AnswerContext {
 /** The first datagram of a reply that is one datagram; INVALID_ARGUMENT when there is none. */
 export function onlyDatagram(packets: readonly Buffer[], protocol: string): Buffer {
   const [first] = packets;
-  if (first === undefined) throw new ProtocolError('INVALID_ARGUMENT', `no datagram to decode as ${protocol}`);
+  if (first === undefined)
+    throw new ProtocolError("INVALID_ARGUMENT", `no datagram to decode as ${protocol}`);
   return first;
 }

@@ -13,7 +13,7 @@ export const MAX_DATAGRAM_BYTES = 65507;
 export const DEFAULT_A2S_PORT = 27015;
 
 // Master servers: the Valve master, the Steam Web API and the management servers (docs/protocols.md).
-export const DEFAULT_VALVE_MASTER_HOST = 'hl2master.steampowered.com';
+export const DEFAULT_VALVE_MASTER_HOST = "hl2master.steampowered.com";
 export const DEFAULT_VALVE_MASTER_PORT = 27011;
 /** The real master answers about 30 packets a minute per source IP, then goes silent; stay under it. */
 export const DEFAULT_MASTER_REQUESTS_PER_MINUTE = 20;
@@ -27,7 +27,7 @@ export const MAX_MASTER_FILTER_BYTES = 190;
 export const MASTER_ADDRESSES_PER_PACKET = 231;
 /** Stop paging after this many pages of one region however the master behaves (loop guard). */
 export const MAX_MASTER_PAGES = 100_000;
-export const DEFAULT_STEAM_WEB_API_URL = 'https://api.steampowered.com';
+export const DEFAULT_STEAM_WEB_API_URL = "https://api.steampowered.com";
 /** GetServerList returns at most this many servers per call. */
 export const STEAM_WEB_API_MAX_PER_CALL = 10_000;
 export const DEFAULT_STEAM_WEB_API_REQUESTS_PER_MINUTE = 60;

@@ -4,31 +4,35 @@
  * packet (or reassembled payload) where decoding stopped, when there is one.
  */
 export type ProtocolErrorCode =
-  | 'TIMEOUT'
-  | 'TRUNCATED'
-  | 'MALFORMED'
-  | 'UNEXPECTED_RESPONSE'
-  | 'CHALLENGE_LOOP'
-  | 'CHECKSUM'
-  | 'DECOMPRESSION'
-  | 'SPLIT_LIMIT'
-  | 'NOT_SUPPORTED'
-  | 'ADDRESS_REFUSED'
-  | 'INVALID_ARGUMENT'
-  | 'ABORTED'
-  | 'NETWORK'
+  | "TIMEOUT"
+  | "TRUNCATED"
+  | "MALFORMED"
+  | "UNEXPECTED_RESPONSE"
+  | "CHALLENGE_LOOP"
+  | "CHECKSUM"
+  | "DECOMPRESSION"
+  | "SPLIT_LIMIT"
+  | "NOT_SUPPORTED"
+  | "ADDRESS_REFUSED"
+  | "INVALID_ARGUMENT"
+  | "ABORTED"
+  | "NETWORK"
   /** A master filter string longer than the master accepts (about 190 bytes). */
-  | 'FILTER_TOO_LONG'
+  | "FILTER_TOO_LONG"
   /** A list source kept refusing us (HTTP 429, or silence after its packet budget) past every retry. */
-  | 'RATE_LIMITED';
+  | "RATE_LIMITED";
 
 export class ProtocolError extends Error {
   readonly code: ProtocolErrorCode;
   readonly offset: number | undefined;
 
-  constructor(code: ProtocolErrorCode, message: string, options: { offset?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ProtocolErrorCode,
+    message: string,
+    options: { offset?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ProtocolError';
+    this.name = "ProtocolError";
     this.code = code;
     this.offset = options.offset;
   }

@@ -4,18 +4,29 @@
  * each protocol's adapter maps it here (per-game fixes applied in that mapping, never in decoders).
  */
 export type ProtocolId =
-  | 'source' // Valve A2S, Source and GoldSrc answers alike
-  | 'quake2'
-  | 'quake3'
-  | 'gamespy1'
-  | 'gamespy2'
-  | 'gamespy3'
-  | 'doom3'
-  | 'halflife' // WON-era string queries
-  | 'ase'
-  | 'bomberman'; // servers of the management server (docs/list-sources.md): state is what the game server reports, never queried
+  | "source" // Valve A2S, Source and GoldSrc answers alike
+  | "quake2"
+  | "quake3"
+  | "gamespy1"
+  | "gamespy2"
+  | "gamespy3"
+  | "doom3"
+  | "halflife" // WON-era string queries
+  | "ase"
+  | "bomberman"; // servers of the management server (docs/list-sources.md): state is what the game server reports, never queried
 
-export const PROTOCOL_IDS: readonly ProtocolId[] = ['source', 'quake2', 'quake3', 'gamespy1', 'gamespy2', 'gamespy3', 'doom3', 'halflife', 'ase', 'bomberman'];
+export const PROTOCOL_IDS: readonly ProtocolId[] = [
+  "source",
+  "quake2",
+  "quake3",
+  "gamespy1",
+  "gamespy2",
+  "gamespy3",
+  "doom3",
+  "halflife",
+  "ase",
+  "bomberman",
+];
 
 export interface StatusPlayer {
   name: string;
@@ -51,7 +62,7 @@ export interface ServerStatus {
   passwordProtected: boolean | null;
   vacSecured: boolean | null;
   dedicated: boolean | null;
-  os: 'linux' | 'windows' | 'mac' | null;
+  os: "linux" | "windows" | "mac" | null;
   version: string | null;
   /** Tags (A2S keywords split on commas). */
   keywords: string[];
@@ -63,7 +74,7 @@ export interface ServerStatus {
   raw: Record<string, string> | null;
   pingMs: number | null;
   /** A2S server type, when the protocol says: dedicated, listen or SourceTV proxy. */
-  serverType?: 'dedicated' | 'listen' | 'proxy' | null;
+  serverType?: "dedicated" | "listen" | "proxy" | null;
   /** SourceTV port and name (A2S EDF 0x40), when present. */
   tvPort?: number | null;
   tvName?: string | null;

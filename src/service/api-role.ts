@@ -3,17 +3,24 @@
  * that enqueue, and a Redis connection of its own for the shared rate limit (in PostgreSQL when the queues are
  * there and there is no Redis).
  */
-import { createRedis, enqueueCrawl, enqueueServerQuery, removeSourceJobs, type CancelledSource, type CrawlQueues } from '../crawler/queues';
-import type { ApiDeps, RunningApi } from '../graphql/server';
-import { operatorRoutes } from './operator-routes';
-import type { RoleContext, StartedRole } from './role';
+import {
+  createRedis,
+  enqueueCrawl,
+  enqueueServerQuery,
+  removeSourceJobs,
+  type CancelledSource,
+  type CrawlQueues,
+} from "../crawler/queues";
+import type { ApiDeps, RunningApi } from "../graphql/server";
+import { operatorRoutes } from "./operator-routes";
+import type { RoleContext, StartedRole } from "./role";
 
 export interface StartedApiRole extends StartedRole {
   /** Where the API listens (the bound port, so API_PORT=0 works). */
   url: string;
 }
 
-function enqueueOn(queues: CrawlQueues | null): ApiDeps['enqueue'] {
+function enqueueOn(queues: CrawlQueues | null): ApiDeps["enqueue"] {
   if (!queues) return {};
   return {
     crawl: async (sourceId: number) => void (await enqueueCrawl(queues, sourceId)),
@@ -22,18 +29,25 @@ function enqueueOn(queues: CrawlQueues | null): ApiDeps['enqueue'] {
   };
 }
 
-export async function startApiRole({ config, db, metrics, queues, queueStore, logger }: RoleContext): Promise<StartedApiRole> {
+export async function startApiRole({
+  config,
+  db,
+  metrics,
+  queues,
+  queueStore,
+  logger,
+}: RoleContext): Promise<StartedApiRole> {
   // Loaded here, not imported at the top: the other roles never pay for Apollo and type-graphql.
-  const { startApi } = require('../graphql/server') as typeof import('../graphql/server');
-  const redis = queueStore.backend === 'postgres' ? undefined : createRedis(config.redisUrl);
+  const { startApi } = require("../graphql/server") as typeof import("../graphql/server");
+  const redis = queueStore.backend === "postgres" ? undefined : createRedis(config.redisUrl);
   const deps: ApiDeps = {
     apiLatency: metrics.apiLatency,
     mountRoutes: operatorRoutes(config, metrics, queues),
     prisma: db,
     redis,
-    rateLimitInPostgres: queueStore.backend === 'postgres',
+    rateLimitInPostgres: queueStore.backend === "postgres",
     config,
-    logger: logger.child({ role: 'api' }),
+    logger: logger.child({ role: "api" }),
     enqueue: enqueueOn(queues),
   };
   let api: RunningApi;
@@ -43,9 +57,9 @@ export async function startApiRole({ config, db, metrics, queues, queueStore, lo
     await redis?.quit().catch(() => undefined);
     throw err;
   }
-  logger.info({ url: api.url }, 'API listening');
+  logger.info({ url: api.url }, "API listening");
   return {
-    name: 'api',
+    name: "api",
     url: api.url,
     stop: async () => {
       await api.close();

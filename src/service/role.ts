@@ -1,9 +1,9 @@
 /** What every role of the service is started with, and what it hands back. */
-import type { CrawlQueues, QueueStore } from '../crawler/queues';
-import type { Config, ServeRole } from '../shared/config';
-import type { Db } from '../shared/db';
-import type { Logger } from '../shared/logger';
-import type { Metrics } from '../shared/metrics';
+import type { CrawlQueues, QueueStore } from "../crawler/queues";
+import type { Config, ServeRole } from "../shared/config";
+import type { Db } from "../shared/db";
+import type { Logger } from "../shared/logger";
+import type { Metrics } from "../shared/metrics";
 
 export interface RoleContext {
   config: Readonly<Config>;

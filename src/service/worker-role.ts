@@ -1,13 +1,16 @@
 /** The worker role: the crawl's jobs (listings, query batches, retention), with outcomes counted in the metrics. */
-import { countOutcomes } from '../crawler/counting-querier';
-import { createQueueSink, type CrawlQueues } from '../crawler/queues';
-import { buildCrawlDeps, createDefaultQuerier } from '../crawler/runtime';
-import { startWorkers } from '../crawler/workers';
-import { crawlMetricsRecorder } from './crawl-metrics';
-import type { RoleContext, StartedRole } from './role';
+import { countOutcomes } from "../crawler/counting-querier";
+import { createQueueSink, type CrawlQueues } from "../crawler/queues";
+import { buildCrawlDeps, createDefaultQuerier } from "../crawler/runtime";
+import { startWorkers } from "../crawler/workers";
+import { crawlMetricsRecorder } from "./crawl-metrics";
+import type { RoleContext, StartedRole } from "./role";
 
-export function startWorkerRole({ config, db, metrics, queueStore, logger }: RoleContext, queues: CrawlQueues): StartedRole {
-  const workerLogger = logger.child({ role: 'worker' });
+export function startWorkerRole(
+  { config, db, metrics, queueStore, logger }: RoleContext,
+  queues: CrawlQueues,
+): StartedRole {
+  const workerLogger = logger.child({ role: "worker" });
   const deps = buildCrawlDeps({
     config,
     db,
@@ -31,6 +34,6 @@ export function startWorkerRole({ config, db, metrics, queueStore, logger }: Rol
     },
     workerLogger,
   );
-  logger.info({ concurrency: config.workerConcurrency }, 'workers started');
-  return { name: 'worker', stop: () => workers.stop() };
+  logger.info({ concurrency: config.workerConcurrency }, "workers started");
+  return { name: "worker", stop: () => workers.stop() };
 }

@@ -5,10 +5,10 @@
  * new server or crawl, so they stay far below 2^53. Convert where a row is read.
  */
 export class IdRangeError extends RangeError {
-  readonly code = 'ID_OUT_OF_RANGE';
+  readonly code = "ID_OUT_OF_RANGE";
   constructor(value: bigint | number) {
     super(`row id ${value} is beyond 2^53 and cannot be carried as a number`);
-    this.name = 'IdRangeError';
+    this.name = "IdRangeError";
   }
 }
 

@@ -5,19 +5,21 @@
  * and runs as the postgres user when we are root (it refuses root); redis-server comes from the PATH.
  * Not used by the service itself; here beside services.ts so the tests and bench/ share one copy.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
-import path from 'node:path';
-import { freePort } from './free-port';
-import { canPingRedis, canQueryPostgres } from './services';
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import path from "node:path";
+import { freePort } from "./free-port";
+import { canPingRedis, canQueryPostgres } from "./services";
 
 const START_POLLS = 150;
 const POLL_MS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => child.once("exit", () => r()));
 }
 
 export interface OwnPostgres {
@@ -33,25 +35,35 @@ export interface OwnPostgres {
 
 function postgresBinDir(): string | null {
   if (process.env.PG_BIN) return process.env.PG_BIN;
-  const root = '/usr/lib/postgresql';
+  const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? path.join(root, versions[0], 'bin') : null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, "bin", "postgres")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? path.join(root, versions[0], "bin") : null;
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const bin = postgresBinDir();
-  if (bin === null) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN)');
-  const root = mkdtempSync(path.join(tmpdir(), 'gsindex-own-pg-'));
+  if (bin === null)
+    throw new Error(
+      "no PostgreSQL binaries under /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN)",
+    );
+  const root = mkdtempSync(path.join(tmpdir(), "gsindex-own-pg-"));
   chmodSync(root, 0o755);
-  const data = path.join(root, 'data');
+  const data = path.join(root, "data");
   let ids: { uid: number; gid: number } | undefined;
   if (userInfo().uid === 0) {
-    const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
-    ids = { uid: id('-u'), gid: id('-g') };
+    const id = (flag: string) =>
+      Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+    ids = { uid: id("-u"), gid: id("-g") };
     chownSync(root, ids.uid, ids.gid);
   }
-  const init = spawnSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], { ...(ids ?? {}), encoding: 'utf8' });
+  const init = spawnSync(
+    path.join(bin, "initdb"),
+    ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
+    { ...(ids ?? {}), encoding: "utf8" },
+  );
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -63,8 +75,21 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     async start() {
       if (child) return;
       // 200 connections: the chaos bench runs scheduler, worker and API processes, each with its own pool.
-      const args = ['-D', data, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'];
-      const c = spawn(path.join(bin, 'postgres'), args, { ...(ids ?? {}), stdio: 'ignore' });
+      const args = [
+        "-D",
+        data,
+        "-p",
+        String(port),
+        "-k",
+        root,
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "fsync=off",
+        "-c",
+        "max_connections=200",
+      ];
+      const c = spawn(path.join(bin, "postgres"), args, { ...(ids ?? {}), stdio: "ignore" });
       child = c;
       for (let i = 0; i < START_POLLS && !(await canQueryPostgres(url)); i++) {
         if (c.exitCode !== null) throw new Error(`postgres exited with ${c.exitCode}`);
@@ -76,7 +101,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       if (!c) return;
       child = null;
       const done = exited(c);
-      c.kill('SIGINT');
+      c.kill("SIGINT");
       await done;
     },
     async destroy() {
@@ -101,13 +126,17 @@ export interface OwnRedis {
 }
 
 async function launchRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    "redis-server",
+    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
   for (let i = 0; i < START_POLLS; i++) {
-    if (await canPingRedis('127.0.0.1', port)) return child;
+    if (await canPingRedis("127.0.0.1", port)) return child;
     if (child.exitCode !== null) break;
     await sleep(POLL_MS);
   }
-  child.kill('SIGKILL');
+  child.kill("SIGKILL");
   throw new Error(`redis-server did not start on 127.0.0.1:${port}`);
 }
 
@@ -116,15 +145,15 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   let child = await launchRedis(port);
   const kill = async (): Promise<void> => {
     const done = exited(child);
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
     await done;
   };
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
-    pause: () => void child.kill('SIGSTOP'),
-    resume: () => void child.kill('SIGCONT'),
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
     kill,
     async restart() {
       child = await launchRedis(port);

@@ -34,11 +34,18 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<strin
   }
 }
 
-export async function checkReadiness(checks: Record<string, ReadinessCheck | undefined>, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
-  const named = Object.entries(checks).filter((e): e is [string, ReadinessCheck] => e[1] !== undefined);
-  const outcomes = await Promise.all(named.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const));
+export async function checkReadiness(
+  checks: Record<string, ReadinessCheck | undefined>,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): Promise<Readiness> {
+  const named = Object.entries(checks).filter(
+    (e): e is [string, ReadinessCheck] => e[1] !== undefined,
+  );
+  const outcomes = await Promise.all(
+    named.map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
+  );
   const results: Record<string, boolean> = {};
-  const failed: Readiness['failed'] = [];
+  const failed: Readiness["failed"] = [];
   for (const [name, reason] of outcomes) {
     results[name] = reason === null;
     if (reason !== null) failed.push({ name, reason });

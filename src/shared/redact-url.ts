@@ -2,9 +2,9 @@
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString().replace(/\/$/, "");
   } catch {
-    return '(an unparsable URL)';
+    return "(an unparsable URL)";
   }
 }

@@ -4,9 +4,9 @@
  * (a process holds several: queues, workers, BullMQ's blocking duplicates, the API's). Without an
  * 'error' listener ioredis prints `[ioredis] Unhandled error event` stack traces on every retry.
  */
-import type IORedis from 'ioredis';
-import { silentLogger, type Logger } from './logger';
-import { redactUrl } from './redact-url';
+import type IORedis from "ioredis";
+import { silentLogger, type Logger } from "./logger";
+import { redactUrl } from "./redact-url";
 
 let sink: Logger = silentLogger;
 
@@ -34,20 +34,23 @@ export function isRedisDown(target: string): boolean {
 /** Attaches the listeners; returns the connection. Safe to call on duplicates (BullMQ's blocking connections). */
 export function watchRedis<T extends IORedis>(connection: T, url: string): T {
   const target = redactUrl(url);
-  connection.on('error', (err: Error & { code?: string }) => {
+  connection.on("error", (err: Error & { code?: string }) => {
     const outage = outages.get(target);
     if (outage) {
       outage.errors += 1;
       return;
     }
     outages.set(target, { sinceMs: Date.now(), errors: 1 });
-    sink.warn({ redis: target, err: err.message, code: err.code }, 'Redis unreachable');
+    sink.warn({ redis: target, err: err.message, code: err.code }, "Redis unreachable");
   });
-  connection.on('ready', () => {
+  connection.on("ready", () => {
     const outage = outages.get(target);
     if (!outage) return;
     outages.delete(target);
-    sink.info({ redis: target, downMs: Date.now() - outage.sinceMs, errors: outage.errors }, 'Redis reachable again');
+    sink.info(
+      { redis: target, downMs: Date.now() - outage.sinceMs, errors: outage.errors },
+      "Redis reachable again",
+    );
   });
   return connection;
 }
@@ -57,20 +60,34 @@ export function watchRedis<T extends IORedis>(connection: T, url: string): T {
  * stopped or down): then the socket is just closed.
  */
 export async function closeRedis(connection: IORedis, timeoutMs = 500): Promise<void> {
-  if (connection.status === 'end') return;
+  if (connection.status === "end") return;
   let timer: NodeJS.Timeout | undefined;
   const quit = connection.quit().then(
     () => true,
     () => false,
   );
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  const timedOut = new Promise<false>(
+    (resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)),
+  );
   const clean = await Promise.race([quit, timedOut]);
   clearTimeout(timer);
   if (!clean) connection.disconnect();
 }
 
 // The last three: PostgreSQL closing its connections (shutdown, crash recovery), seen by the queues on PostgreSQL.
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "57P01",
+  "57P02",
+  "57P03",
+]);
 
 /**
  * A lost or refused connection of the queue store (for Redis, the outage watchRedis already reports), as
@@ -79,8 +96,10 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  return /Connection is closed|ECONNREFUSED|ECONNRESET|Stream isn't writeable|Connection closed|Connection terminated/i.test(err.message);
+  if (typeof code === "string" && CONNECTION_CODES.has(code)) return true;
+  return /Connection is closed|ECONNREFUSED|ECONNRESET|Stream isn't writeable|Connection closed|Connection terminated/i.test(
+    err.message,
+  );
 }
 
 /**
@@ -89,6 +108,7 @@ export function isConnectionError(err: unknown): boolean {
  */
 export function onBullError(logger: Logger, component: string): (err: Error) => void {
   return (err) => {
-    if (!isConnectionError(err)) logger.error({ component, err: err.message }, `${component} error`);
+    if (!isConnectionError(err))
+      logger.error({ component, err: err.message }, `${component} error`);
   };
 }

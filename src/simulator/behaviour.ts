@@ -1,11 +1,11 @@
-import type { SimBehaviour, SimServerSpec } from './fleet-spec';
+import type { SimBehaviour, SimServerSpec } from "./fleet-spec";
 
 /** A well-behaved modern Source server: answers everything at once, no challenge, splits past 1248 bytes. */
 export const DEFAULT_SIM_BEHAVIOUR: SimBehaviour = {
-  infoFormat: 'source',
-  challenge: 'none',
+  infoFormat: "source",
+  challenge: "none",
   legacyChallenge: false,
-  splitFormat: 'source',
+  splitFormat: "source",
   maxPacketBytes: 1248,
   compress: false,
   sizeField: true,

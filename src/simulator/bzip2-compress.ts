@@ -32,7 +32,8 @@ const CRC_TABLE = (() => {
 /** bzip2's CRC: CRC-32 MSB-first (not zlib's reflected one). */
 function blockCrc(data: Uint8Array): number {
   let crc = 0xffffffff;
-  for (const byte of data) crc = ((crc << 8) ^ (CRC_TABLE[((crc >>> 24) ^ byte) & 0xff] ?? 0)) >>> 0;
+  for (const byte of data)
+    crc = ((crc << 8) ^ (CRC_TABLE[((crc >>> 24) ^ byte) & 0xff] ?? 0)) >>> 0;
   return ~crc >>> 0;
 }
 
@@ -78,7 +79,8 @@ function rle1Blocks(input: Buffer): Array<{ source: Buffer; rle: Uint8Array }> {
     else for (let k = 0; k < run; k++) rle.push(byte);
     i += run;
   }
-  if (rle.length > 0) blocks.push({ source: input.subarray(blockStart), rle: Uint8Array.from(rle) });
+  if (rle.length > 0)
+    blocks.push({ source: input.subarray(blockStart), rle: Uint8Array.from(rle) });
   return blocks;
 }
 
@@ -177,12 +179,21 @@ function codeLengths(frequencies: number[]): number[] {
   let weights = frequencies.map((f) => Math.max(f, 1));
   for (;;) {
     const lengths = new Array<number>(weights.length).fill(0);
-    let nodes: Array<{ weight: number; symbols: number[] }> = weights.map((weight, symbol) => ({ weight, symbols: [symbol] }));
+    let nodes: Array<{ weight: number; symbols: number[] }> = weights.map((weight, symbol) => ({
+      weight,
+      symbols: [symbol],
+    }));
     while (nodes.length > 1) {
       nodes.sort((a, b) => a.weight - b.weight);
-      const [a, b] = nodes as [{ weight: number; symbols: number[] }, { weight: number; symbols: number[] }];
+      const [a, b] = nodes as [
+        { weight: number; symbols: number[] },
+        { weight: number; symbols: number[] },
+      ];
       for (const s of [...a.symbols, ...b.symbols]) lengths[s] = (lengths[s] ?? 0) + 1;
-      nodes = [{ weight: a.weight + b.weight, symbols: [...a.symbols, ...b.symbols] }, ...nodes.slice(2)];
+      nodes = [
+        { weight: a.weight + b.weight, symbols: [...a.symbols, ...b.symbols] },
+        ...nodes.slice(2),
+      ];
     }
     if (Math.max(...lengths) <= MAX_CODE_BITS) return lengths.map((l) => Math.max(l, 1));
     weights = weights.map((w) => 1 + (w >> 1));
@@ -224,7 +235,8 @@ function writeBlock(out: BitWriter, source: Buffer, rle: Uint8Array): number {
   out.write(1, 0);
   out.write(24, origPtr);
   let ranges = 0;
-  for (let r = 0; r < 16; r++) if (present.subarray(r * 16, r * 16 + 16).some((p) => p)) ranges |= 1 << (15 - r);
+  for (let r = 0; r < 16; r++)
+    if (present.subarray(r * 16, r * 16 + 16).some((p) => p)) ranges |= 1 << (15 - r);
   out.write(16, ranges);
   for (let r = 0; r < 16; r++) {
     if (!(ranges & (1 << (15 - r)))) continue;

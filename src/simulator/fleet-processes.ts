@@ -5,11 +5,11 @@
  * `gsindex simulate --slice K/P ...` under `sh -c 'ulimit -n <hard limit>'`, because Node cannot
  * raise its own open-file limit and every simulated server is one socket.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import type { SimServerSpec } from './fleet-spec';
-import { makeFleet, type FleetMix } from './make-fleet';
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { SimServerSpec } from "./fleet-spec";
+import { makeFleet, type FleetMix } from "./make-fleet";
 
 /** Below Linux's ephemeral range (32768-60999), so client sockets never hold a simulated server's port. */
 export const DEFAULT_SIM_BASE_PORT = 20000;
@@ -25,18 +25,38 @@ export interface FleetLayout {
 }
 
 /** Fills in the defaults: one host per process, ceil(count / processes) servers on each. */
-export function fleetLayout(options: { count: number; seed?: number; processes?: number; basePort?: number; hosts?: string[]; mix?: Partial<FleetMix> }): FleetLayout {
+export function fleetLayout(options: {
+  count: number;
+  seed?: number;
+  processes?: number;
+  basePort?: number;
+  hosts?: string[];
+  mix?: Partial<FleetMix>;
+}): FleetLayout {
   const processes = options.processes ?? 1;
   const hosts = options.hosts ?? Array.from({ length: processes }, (_v, i) => `127.0.0.${i + 1}`);
-  if (hosts.length !== processes) throw new RangeError(`${processes} process(es) need as many hosts, got ${hosts.length}`);
-  const layout: FleetLayout = { count: options.count, seed: options.seed ?? 1, processes, basePort: options.basePort ?? DEFAULT_SIM_BASE_PORT, hosts };
+  if (hosts.length !== processes)
+    throw new RangeError(`${processes} process(es) need as many hosts, got ${hosts.length}`);
+  const layout: FleetLayout = {
+    count: options.count,
+    seed: options.seed ?? 1,
+    processes,
+    basePort: options.basePort ?? DEFAULT_SIM_BASE_PORT,
+    hosts,
+  };
   if (options.mix) layout.mix = options.mix;
   return layout;
 }
 
 /** The servers of the whole layout, as every process builds them. */
 export function layoutSpecs(layout: FleetLayout): SimServerSpec[] {
-  const options = { count: layout.count, seed: layout.seed, hosts: layout.hosts, basePort: layout.basePort, serversPerHost: Math.ceil(layout.count / layout.processes) };
+  const options = {
+    count: layout.count,
+    seed: layout.seed,
+    hosts: layout.hosts,
+    basePort: layout.basePort,
+    serversPerHost: Math.ceil(layout.count / layout.processes),
+  };
   return makeFleet(layout.mix ? { ...options, mix: layout.mix } : options);
 }
 
@@ -53,27 +73,42 @@ export interface FleetProcesses {
 
 /** The CLI entry children run; dist's bin/gsindex.js (build first: npm run build). */
 export function defaultCliScript(): string {
-  return path.resolve(__dirname, '..', '..', 'bin', 'gsindex.js');
+  return path.resolve(__dirname, "..", "..", "bin", "gsindex.js");
 }
 
 function childArgs(layout: FleetLayout, slice: number): string[] {
-  const args = ['simulate', '--servers', String(layout.count), '--processes', String(layout.processes), '--seed', String(layout.seed), '--base-port', String(layout.basePort), '--hosts', layout.hosts.join(','), '--slice', `${slice}/${layout.processes}`];
-  if (layout.mix) args.push('--mix', JSON.stringify(layout.mix));
+  const args = [
+    "simulate",
+    "--servers",
+    String(layout.count),
+    "--processes",
+    String(layout.processes),
+    "--seed",
+    String(layout.seed),
+    "--base-port",
+    String(layout.basePort),
+    "--hosts",
+    layout.hosts.join(","),
+    "--slice",
+    `${slice}/${layout.processes}`,
+  ];
+  if (layout.mix) args.push("--mix", JSON.stringify(layout.mix));
   return args;
 }
 
 function waitReady(child: ChildProcess, slice: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (!child.stdout) {
-      reject(new Error('child has no stdout'));
+      reject(new Error("child has no stdout"));
       return;
     }
     const lines = createInterface({ input: child.stdout });
-    const onExit = (code: number | null): void => reject(new Error(`simulator process ${slice} exited (${code}) before it was ready`));
-    child.once('exit', onExit);
-    lines.on('line', (line) => {
+    const onExit = (code: number | null): void =>
+      reject(new Error(`simulator process ${slice} exited (${code}) before it was ready`));
+    child.once("exit", onExit);
+    lines.on("line", (line) => {
       if (line.startsWith('{"ready"')) {
-        child.off('exit', onExit);
+        child.off("exit", onExit);
         resolve();
       }
     });
@@ -81,8 +116,12 @@ function waitReady(child: ChildProcess, slice: number): Promise<void> {
 }
 
 /** Starts `layout.processes` children and resolves once every one of them is serving. */
-export async function startFleetProcesses(layout: FleetLayout, options: { script?: string } = {}): Promise<FleetProcesses> {
-  if (layout.basePort === 0) throw new RangeError('a fleet over several processes needs a fixed base port');
+export async function startFleetProcesses(
+  layout: FleetLayout,
+  options: { script?: string } = {},
+): Promise<FleetProcesses> {
+  if (layout.basePort === 0)
+    throw new RangeError("a fleet over several processes needs a fixed base port");
   const script = options.script ?? defaultCliScript();
   const children: ChildProcess[] = [];
   const stop = async (): Promise<void> => {
@@ -94,8 +133,8 @@ export async function startFleetProcesses(layout: FleetLayout, options: { script
               resolve();
               return;
             }
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
           }),
       ),
     );
@@ -103,10 +142,21 @@ export async function startFleetProcesses(layout: FleetLayout, options: { script
   try {
     const ready: Promise<void>[] = [];
     for (let slice = 0; slice < layout.processes; slice++) {
-      const child = spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', 'sh', process.execPath, script, ...childArgs(layout, slice)], {
-        // stdin stays open: a child whose parent is gone sees it end and exits.
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        "/bin/sh",
+        [
+          "-c",
+          'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"',
+          "sh",
+          process.execPath,
+          script,
+          ...childArgs(layout, slice),
+        ],
+        {
+          // stdin stays open: a child whose parent is gone sees it end and exits.
+          stdio: ["pipe", "pipe", "inherit"],
+        },
+      );
       children.push(child);
       ready.push(waitReady(child, slice));
     }

@@ -1,4 +1,4 @@
-import type { ProtocolId } from '../protocol';
+import type { ProtocolId } from "../protocol";
 
 /**
  * What a simulated game server is: its address, the region a simulated master files it under,
@@ -17,9 +17,9 @@ export interface SimServerState {
   maxPlayers: number;
   bots: number;
   /** 'd' dedicated, 'l' listen, 'p' SourceTV proxy. */
-  serverType: 'd' | 'l' | 'p';
+  serverType: "d" | "l" | "p";
   /** 'l' linux, 'w' windows, 'm' mac. */
-  environment: 'l' | 'w' | 'm';
+  environment: "l" | "w" | "m";
   passwordProtected: boolean;
   vacSecured: boolean;
   version: string;
@@ -66,13 +66,13 @@ export interface SimRule {
 /** How a simulated server behaves on the wire. Every field has a default (DEFAULT_SIM_BEHAVIOUR). */
 export interface SimBehaviour {
   /** INFO answer: Source `I`, obsolete GoldSrc `m`, or both (`m` first, then `I`, as some servers do). */
-  infoFormat: 'source' | 'goldsrc' | 'both';
+  infoFormat: "source" | "goldsrc" | "both";
   /** Which queries demand a challenge first: none, INFO + PLAYER + RULES, or PLAYER + RULES only. */
-  challenge: 'none' | 'all' | 'players-rules';
+  challenge: "none" | "all" | "players-rules";
   /** PLAYER/RULES with challenge -1 get no answer at all; only a challenge from `W` (GETCHALLENGE) works. */
   legacyChallenge: boolean;
   /** Split layout for responses larger than maxPacketBytes. */
-  splitFormat: 'source' | 'goldsrc';
+  splitFormat: "source" | "goldsrc";
   /** Largest payload sent unsplit; larger responses are split into fragments of about this size. */
   maxPacketBytes: number;
   /** bzip2-compress split responses (Source layout only). */

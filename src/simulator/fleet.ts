@@ -5,10 +5,10 @@
  * `ulimit -n` (startFleet fails with a message that says so when the limit is hit;
  * `gsindex simulate` raises the soft limit to the hard one for its child processes).
  */
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
-import type { SimServerSpec } from './fleet-spec';
-import { SimServer } from './sim-server';
+import dgram from "node:dgram";
+import { isIP } from "node:net";
+import type { SimServerSpec } from "./fleet-spec";
+import { SimServer } from "./sim-server";
 
 export interface StartFleetOptions {
   /** How many sockets are bound at once while starting. @defaultValue 256 */
@@ -42,30 +42,42 @@ interface Bound {
 
 /** 127.0.0.0/8 or ::1: a simulated fleet is never reachable from the network. */
 export function isLoopback(host: string): boolean {
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return isIP(host) === 6 && new URL(`udp://[${host}]`).hostname === '[::1]';
+  if (isIP(host) === 4) return host.startsWith("127.");
+  return isIP(host) === 6 && new URL(`udp://[${host}]`).hostname === "[::1]";
 }
 
 function bindOne(spec: SimServerSpec): Promise<Bound> {
   return new Promise<Bound>((resolve, reject) => {
     const family = isIP(spec.host);
     if (!isLoopback(spec.host)) {
-      reject(new Error(`simulated servers listen on loopback only (127.0.0.0/8, ::1), got ${spec.host}`));
+      reject(
+        new Error(`simulated servers listen on loopback only (127.0.0.0/8, ::1), got ${spec.host}`),
+      );
       return;
     }
-    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', ipv6Only: family === 6 });
+    const socket = dgram.createSocket({
+      type: family === 6 ? "udp6" : "udp4",
+      ipv6Only: family === 6,
+    });
     const onError = (err: Error): void => {
       socket.close();
       reject(new Error(`cannot bind ${spec.host}:${spec.queryPort}: ${err.message}`));
     };
-    socket.once('error', onError);
+    socket.once("error", onError);
     socket.bind({ address: spec.host, port: spec.queryPort, exclusive: true }, () => {
-      socket.off('error', onError);
-      socket.on('error', () => undefined);
+      socket.off("error", onError);
+      socket.on("error", () => undefined);
       const port = socket.address().port;
-      const running: SimServerSpec = spec.queryPort === port ? spec : { ...spec, queryPort: port, state: { ...spec.state, gamePort: spec.state.gamePort || port } };
+      const running: SimServerSpec =
+        spec.queryPort === port
+          ? spec
+          : {
+              ...spec,
+              queryPort: port,
+              state: { ...spec.state, gamePort: spec.state.gamePort || port },
+            };
       const server = new SimServer(running);
-      socket.on('message', (request, rinfo) => {
+      socket.on("message", (request, rinfo) => {
         let reply;
         try {
           reply = server.respond(request, `${rinfo.address}|${rinfo.port}`);
@@ -91,7 +103,10 @@ function bindOne(spec: SimServerSpec): Promise<Bound> {
 }
 
 /** Starts every server of `specs`; resolves once all are bound. */
-export async function startFleet(specs: readonly SimServerSpec[], options: StartFleetOptions = {}): Promise<RunningFleet> {
+export async function startFleet(
+  specs: readonly SimServerSpec[],
+  options: StartFleetOptions = {},
+): Promise<RunningFleet> {
   const bound: Array<Bound | undefined> = new Array(specs.length);
   const concurrency = options.bindConcurrency ?? 256;
   let next = 0;
@@ -112,13 +127,17 @@ export async function startFleet(specs: readonly SimServerSpec[], options: Start
   await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
   const running = bound.filter((b): b is Bound => b !== undefined);
   const stop = async (): Promise<void> => {
-    await Promise.all(running.map((b) => new Promise<void>((resolve) => b.socket.close(() => resolve()))));
+    await Promise.all(
+      running.map((b) => new Promise<void>((resolve) => b.socket.close(() => resolve()))),
+    );
   };
   if (failure !== null) {
     await stop();
     const error: Error = failure;
     if (/EMFILE|ENFILE/.test(error.message)) {
-      throw new Error(`${error.message}: too many open files for ${specs.length} servers; raise the limit (ulimit -n) or use more processes`);
+      throw new Error(
+        `${error.message}: too many open files for ${specs.length} servers; raise the limit (ulimit -n) or use more processes`,
+      );
     }
     throw error;
   }
@@ -126,7 +145,13 @@ export async function startFleet(specs: readonly SimServerSpec[], options: Start
     specs: running.map((b) => b.spec),
     servers: running.map((b) => b.server),
     stats: () => {
-      const total: FleetStats = { requests: 0, replies: 0, challenges: 0, garbage: 0, datagramsDropped: 0 };
+      const total: FleetStats = {
+        requests: 0,
+        replies: 0,
+        challenges: 0,
+        garbage: 0,
+        datagramsDropped: 0,
+      };
       for (const { server } of running) {
         total.requests += server.stats.requests;
         total.replies += server.stats.repliesSent;

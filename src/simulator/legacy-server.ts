@@ -6,18 +6,20 @@
  * The same `respond` shape as SimServer, so the fleet runs both. State, players and rules come from
  * the SimServerSpec (players generated from its seed).
  */
-import { type ServedState, PROTOCOL_REGISTRY, type ProtocolId } from '../protocol';
-import { playersOf, rulesOf } from './content';
-import type { SimReply, SimServerSpec, SimServerStats } from './fleet-spec';
-import { hash32, hashString } from './random';
+import { type ServedState, PROTOCOL_REGISTRY, type ProtocolId } from "../protocol";
+import { playersOf, rulesOf } from "./content";
+import type { SimReply, SimServerSpec, SimServerStats } from "./fleet-spec";
+import { hash32, hashString } from "./random";
 
-export type LegacySimProtocol = Exclude<ProtocolId, 'source' | 'bomberman'>;
+export type LegacySimProtocol = Exclude<ProtocolId, "source" | "bomberman">;
 
 /** Largest GameSpy v1 / v3 datagram the simulator sends: small enough that big player lists split. */
 const SIM_DATAGRAM_BYTES = 1200;
 
-export function isLegacySimProtocol(protocol: ProtocolId | undefined): protocol is LegacySimProtocol {
-  return protocol !== undefined && protocol !== 'source' && protocol !== 'bomberman';
+export function isLegacySimProtocol(
+  protocol: ProtocolId | undefined,
+): protocol is LegacySimProtocol {
+  return protocol !== undefined && protocol !== "source" && protocol !== "bomberman";
 }
 
 export class LegacySimServer {
@@ -27,7 +29,13 @@ export class LegacySimServer {
   constructor(
     readonly spec: SimServerSpec,
     readonly protocol: LegacySimProtocol,
-    readonly stats: SimServerStats = { requests: 0, garbage: 0, challengesSent: 0, repliesSent: 0, datagramsDropped: 0 },
+    readonly stats: SimServerStats = {
+      requests: 0,
+      garbage: 0,
+      challengesSent: 0,
+      repliesSent: 0,
+      datagramsDropped: 0,
+    },
   ) {
     this.queryId = (hash32(spec.seed ?? 0, 5) % 90) + 1;
   }
@@ -51,7 +59,10 @@ export class LegacySimServer {
   /** The state the protocol's server side answers from: the spec's, with players and rules generated from its seed. */
   private served(): ServedState {
     const s = this.spec.state;
-    const playerList = playersOf(this.spec).map((p, i) => ({ ...p, pingMs: i >= s.players - s.bots ? 0 : 20 + ((i * 37) % 180) }));
+    const playerList = playersOf(this.spec).map((p, i) => ({
+      ...p,
+      pingMs: i >= s.players - s.bots ? 0 : 20 + ((i * 37) % 180),
+    }));
     return { ...s, host: this.spec.host, playerList, rules: rulesOf(this.spec) };
   }
 

@@ -1,8 +1,24 @@
-import type { SimServerSpec } from './fleet-spec';
+import type { SimServerSpec } from "./fleet-spec";
 
-const FOLDERS = ['cstrike', 'tf', 'hl2mp', 'csgo'] as const;
-const APP_IDS: Record<(typeof FOLDERS)[number], number> = { cstrike: 10, tf: 440, hl2mp: 320, csgo: 730 };
-const MAPS = ['de_dust2', 'de_inferno', 'cs_office', 'ctf_2fort', 'pl_badwater', 'dm_lockdown', 'de_nuke', 'cp_dustbowl', 'de_mirage', 'dm_overwatch'];
+const FOLDERS = ["cstrike", "tf", "hl2mp", "csgo"] as const;
+const APP_IDS: Record<(typeof FOLDERS)[number], number> = {
+  cstrike: 10,
+  tf: 440,
+  hl2mp: 320,
+  csgo: 730,
+};
+const MAPS = [
+  "de_dust2",
+  "de_inferno",
+  "cs_office",
+  "ctf_2fort",
+  "pl_badwater",
+  "dm_lockdown",
+  "de_nuke",
+  "cp_dustbowl",
+  "de_mirage",
+  "dm_overwatch",
+];
 const REGIONS = [0, 1, 2, 3, 4, 5, 6, 7, 0xff];
 
 /**
@@ -13,7 +29,7 @@ const REGIONS = [0, 1, 2, 3, 4, 5, 6, 7, 0xff];
  */
 export function makeListFleet(count: number): SimServerSpec[] {
   return Array.from({ length: count }, (_, i) => {
-    const folder = FOLDERS[i % FOLDERS.length] ?? 'cstrike';
+    const folder = FOLDERS[i % FOLDERS.length] ?? "cstrike";
     const maxPlayers = 8 + (i % 5) * 8;
     return {
       host: `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`,
@@ -21,19 +37,19 @@ export function makeListFleet(count: number): SimServerSpec[] {
       region: REGIONS[i % REGIONS.length] ?? 0,
       state: {
         name: `${String.fromCharCode(97 + ((i * 7) % 26))}${String.fromCharCode(97 + ((i * 11) % 26))} server ${i}`,
-        map: MAPS[(i * 7) % MAPS.length] ?? 'de_dust2',
+        map: MAPS[(i * 7) % MAPS.length] ?? "de_dust2",
         folder,
         game: folder,
         appId: APP_IDS[folder],
         players: (i * 13) % (maxPlayers + 1),
         maxPlayers,
         bots: i % 2,
-        serverType: i % 10 === 0 ? 'l' : i % 10 === 1 ? 'p' : 'd',
-        environment: i % 3 === 0 ? 'w' : 'l',
+        serverType: i % 10 === 0 ? "l" : i % 10 === 1 ? "p" : "d",
+        environment: i % 3 === 0 ? "w" : "l",
         passwordProtected: i % 7 === 0,
         vacSecured: i % 5 !== 0,
         version: `1.${i % 4}.0`,
-        keywords: i % 2 === 0 ? ['alltalk', 'increased_maxplayers'] : ['hardcore'],
+        keywords: i % 2 === 0 ? ["alltalk", "increased_maxplayers"] : ["hardcore"],
         gamePort: 27015 + (i % 3),
       },
     };

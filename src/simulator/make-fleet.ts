@@ -3,16 +3,18 @@
  * options, so several processes can each build their own slice (makeServerSpec) and a master
  * simulator can list the very servers an A2S fleet answers for.
  */
-import { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS } from '../protocol';
-import type { SimBehaviour, SimServerSpec } from './fleet-spec';
-import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from './games';
-import { isLegacySimProtocol, type LegacySimProtocol } from './legacy-server';
-import { Random, hash32 } from './random';
+import { PROTOCOL_REGISTRY, QUERYABLE_PROTOCOL_IDS } from "../protocol";
+import type { SimBehaviour, SimServerSpec } from "./fleet-spec";
+import { SERVER_NAME_PARTS, SIM_GAMES, type SimGame } from "./games";
+import { isLegacySimProtocol, type LegacySimProtocol } from "./legacy-server";
+import { Random, hash32 } from "./random";
 
-export { behaviourOf } from './behaviour';
+export { behaviourOf } from "./behaviour";
 
 /** Master region codes: 0x00-0x07 and 0xFF (rest of the world). */
-export const SIM_REGIONS: readonly number[] = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xff];
+export const SIM_REGIONS: readonly number[] = [
+  0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xff,
+];
 
 /** Fractions (0-1) of the fleet drawn with each unusual behaviour; each is drawn independently. */
 export interface FleetMix {
@@ -46,7 +48,11 @@ export interface FleetMix {
  * The older protocols a mixed fleet draws from (every protocol of the registry but A2S, in its order),
  * and how far each one's query port is from the game port (its usual game's, in the games table).
  */
-const LEGACY_FLEET_PROTOCOLS: ReadonlyArray<[LegacySimProtocol, number]> = QUERYABLE_PROTOCOL_IDS.filter(isLegacySimProtocol).map((id) => [id, PROTOCOL_REGISTRY[id].defaultGame.queryPortOffset ?? 0]);
+const LEGACY_FLEET_PROTOCOLS: ReadonlyArray<[LegacySimProtocol, number]> =
+  QUERYABLE_PROTOCOL_IDS.filter(isLegacySimProtocol).map((id) => [
+    id,
+    PROTOCOL_REGISTRY[id].defaultGame.queryPortOffset ?? 0,
+  ]);
 
 /** A fleet that looks like the real world: mostly well-behaved, with every oddity represented. */
 export const DEFAULT_FLEET_MIX: FleetMix = {
@@ -81,13 +87,17 @@ export interface MakeFleetOptions {
 
 /** The index-th server of a fleet; makeFleet(options)[i] equals makeServerSpec(options, i). */
 export function makeServerSpec(options: MakeFleetOptions, index: number): SimServerSpec {
-  const hosts = options.hosts ?? ['127.0.0.1'];
+  const hosts = options.hosts ?? ["127.0.0.1"];
   const perHost = options.serversPerHost ?? Math.max(1, Math.ceil(options.count / hosts.length));
   const basePort = options.basePort ?? 27015;
   const host = hosts[Math.floor(index / perHost)];
-  if (host === undefined) throw new RangeError(`server ${index} needs more than ${hosts.length} host(s) at ${perHost} per host`);
+  if (host === undefined)
+    throw new RangeError(
+      `server ${index} needs more than ${hosts.length} host(s) at ${perHost} per host`,
+    );
   const queryPort = basePort === 0 ? 0 : basePort + (index % perHost);
-  if (queryPort > 65535) throw new RangeError(`port ${queryPort} is out of range: lower basePort or serversPerHost`);
+  if (queryPort > 65535)
+    throw new RangeError(`port ${queryPort} is out of range: lower basePort or serversPerHost`);
 
   const seed = hash32(options.seed, index);
   const random = new Random(seed);
@@ -97,23 +107,31 @@ export function makeServerSpec(options: MakeFleetOptions, index: number): SimSer
   const empty = random.chance(0.3);
   const players = empty ? 0 : random.int(1, Math.min(maxPlayers, 255));
   const bots = players === 0 ? 0 : random.chance(0.2) ? random.int(0, Math.min(players, 8)) : 0;
-  const name = [random.pick(SERVER_NAME_PARTS.prefix), random.pick(SERVER_NAME_PARTS.community), game.game, random.pick(SERVER_NAME_PARTS.suffix)]
-    .filter((part) => part !== '')
-    .join(' ');
+  const name = [
+    random.pick(SERVER_NAME_PARTS.prefix),
+    random.pick(SERVER_NAME_PARTS.community),
+    game.game,
+    random.pick(SERVER_NAME_PARTS.suffix),
+  ]
+    .filter((part) => part !== "")
+    .join(" ");
 
   const behaviour: Partial<SimBehaviour> = {};
   const draw = random.next();
-  if (game.engine === 'source') {
-    if (draw < mix.challengeAll) behaviour.challenge = 'all';
-    else if (draw < mix.challengeAll + mix.challengePlayersRules) behaviour.challenge = 'players-rules';
-    if (random.chance(mix.bothInfo)) behaviour.infoFormat = 'both';
+  if (game.engine === "source") {
+    if (draw < mix.challengeAll) behaviour.challenge = "all";
+    else if (draw < mix.challengeAll + mix.challengePlayersRules)
+      behaviour.challenge = "players-rules";
+    if (random.chance(mix.bothInfo)) behaviour.infoFormat = "both";
   } else {
-    behaviour.splitFormat = 'goldsrc';
-    if (draw < mix.challengePlayersRules) behaviour.challenge = 'players-rules';
+    behaviour.splitFormat = "goldsrc";
+    if (draw < mix.challengePlayersRules) behaviour.challenge = "players-rules";
   }
-  if (behaviour.challenge !== 'none' && random.chance(mix.legacyChallenge)) behaviour.legacyChallenge = true;
+  if (behaviour.challenge !== "none" && random.chance(mix.legacyChallenge))
+    behaviour.legacyChallenge = true;
   const bigRules = random.chance(mix.bigRules);
-  if (bigRules && game.engine === 'source' && random.chance(mix.compressed)) behaviour.compress = true;
+  if (bigRules && game.engine === "source" && random.chance(mix.compressed))
+    behaviour.compress = true;
   if (random.chance(mix.lossy)) behaviour.lossRate = 0.2;
   if (random.chance(mix.duplicating)) behaviour.duplicateRate = 0.3;
   if (random.chance(mix.reordering)) behaviour.reorder = true;
@@ -143,12 +161,12 @@ export function makeServerSpec(options: MakeFleetOptions, index: number): SimSer
       players,
       maxPlayers,
       bots,
-      serverType: random.chance(0.95) ? 'd' : 'l',
-      environment: random.chance(0.8) ? 'l' : 'w',
+      serverType: random.chance(0.95) ? "d" : "l",
+      environment: random.chance(0.8) ? "l" : "w",
       passwordProtected: random.chance(0.1),
       vacSecured: random.chance(0.85),
       version: game.version,
-      keywords: bigRules ? [...game.tags, 'bigrules'] : [...game.tags],
+      keywords: bigRules ? [...game.tags, "bigrules"] : [...game.tags],
       gamePort: legacy === null || queryPort === 0 ? queryPort : Math.max(1, queryPort - legacy[1]),
     },
     behaviour: { ...behaviour, ...options.behaviour },
@@ -160,7 +178,6 @@ export function makeFleet(options: MakeFleetOptions): SimServerSpec[] {
   for (let i = 0; i < options.count; i++) specs.push(makeServerSpec(options, i));
   return specs;
 }
-
 
 const TOTAL_WEIGHT = SIM_GAMES.reduce((sum, g) => sum + g.weight, 0);
 

@@ -4,8 +4,8 @@
  * one. String comparisons are case-insensitive; name_match / version_match take '*' wildcards and must
  * match the whole value. collapse_addr_hash works on the whole list (see applyMasterFilter).
  */
-import type { MasterFilterNode, MasterFilterPair } from '../protocol';
-import type { SimServerSpec } from './fleet-spec';
+import type { MasterFilterNode, MasterFilterPair } from "../protocol";
+import type { SimServerSpec } from "./fleet-spec";
 
 const globCache = new Map<string, RegExp>();
 
@@ -13,10 +13,10 @@ function glob(pattern: string): RegExp {
   let re = globCache.get(pattern);
   if (!re) {
     const body = pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    re = new RegExp(`^${body}$`, 'is');
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*");
+    re = new RegExp(`^${body}$`, "is");
     if (globCache.size > 10_000) globCache.clear();
     globCache.set(pattern, re);
   }
@@ -33,50 +33,52 @@ function matchesPair(pair: MasterFilterPair, spec: SimServerSpec): boolean {
   const s = spec.state;
   const value = pair.value;
   switch (pair.key) {
-    case 'type':
+    case "type":
       return same(s.serverType, value);
-    case 'dedicated':
-      return s.serverType === 'd';
-    case 'proxy':
-      return s.serverType === 'p';
-    case 'secure':
+    case "dedicated":
+      return s.serverType === "d";
+    case "proxy":
+      return s.serverType === "p";
+    case "secure":
       return s.vacSecured;
-    case 'linux':
-      return s.environment === 'l';
-    case 'gamedir':
+    case "linux":
+      return s.environment === "l";
+    case "gamedir":
       return same(s.folder, value);
-    case 'map':
+    case "map":
       return same(s.map, value);
-    case 'empty':
+    case "empty":
       return s.players > 0;
-    case 'full':
+    case "full":
       return s.players < s.maxPlayers;
-    case 'noplayers':
+    case "noplayers":
       return s.players === 0;
-    case 'appid':
+    case "appid":
       return s.appId === Number(value);
-    case 'napp':
+    case "napp":
       return s.appId !== Number(value);
-    case 'password':
-      return s.passwordProtected === (value !== '0');
-    case 'name_match':
+    case "password":
+      return s.passwordProtected === (value !== "0");
+    case "name_match":
       return glob(value).test(s.name);
-    case 'version_match':
+    case "version_match":
       return glob(value).test(s.version);
-    case 'gametype':
-    case 'gamedata': {
+    case "gametype":
+    case "gamedata": {
       const tags = tagsOf(spec);
-      return value.split(',').every((tag) => tag === '' || tags.has(tag.toLowerCase()));
+      return value.split(",").every((tag) => tag === "" || tags.has(tag.toLowerCase()));
     }
-    case 'gamedataor': {
+    case "gamedataor": {
       const tags = tagsOf(spec);
-      return value.split(',').some((tag) => tags.has(tag.toLowerCase()));
+      return value.split(",").some((tag) => tags.has(tag.toLowerCase()));
     }
-    case 'gameaddr': {
-      const colon = value.lastIndexOf(':');
+    case "gameaddr": {
+      const colon = value.lastIndexOf(":");
       if (colon < 0) return spec.host === value;
       const port = Number(value.slice(colon + 1));
-      return spec.host === value.slice(0, colon) && (spec.queryPort === port || s.gamePort === port);
+      return (
+        spec.host === value.slice(0, colon) && (spec.queryPort === port || s.gamePort === port)
+      );
     }
     default:
       // white, collapse_addr_hash and unknown keys: no per-server condition.
@@ -85,23 +87,28 @@ function matchesPair(pair: MasterFilterPair, spec: SimServerSpec): boolean {
 }
 
 export function matchesMasterFilterNode(node: MasterFilterNode, spec: SimServerSpec): boolean {
-  if (node.kind === 'pair') return matchesPair(node, spec);
+  if (node.kind === "pair") return matchesPair(node, spec);
   switch (node.op) {
-    case 'and':
+    case "and":
       return node.conditions.every((c) => matchesMasterFilterNode(c, spec));
-    case 'or':
+    case "or":
       return node.conditions.some((c) => matchesMasterFilterNode(c, spec));
-    case 'nor':
+    case "nor":
       return !node.conditions.some((c) => matchesMasterFilterNode(c, spec));
-    case 'nand':
+    case "nand":
       return !node.conditions.every((c) => matchesMasterFilterNode(c, spec));
   }
 }
 
 /** The servers of `fleet` that pass every top-level condition, in fleet order. */
-export function applyMasterFilter(fleet: readonly SimServerSpec[], nodes: readonly MasterFilterNode[]): SimServerSpec[] {
-  const matched = fleet.filter((spec) => nodes.every((node) => matchesMasterFilterNode(node, spec)));
-  const collapse = nodes.some((node) => node.kind === 'pair' && node.key === 'collapse_addr_hash');
+export function applyMasterFilter(
+  fleet: readonly SimServerSpec[],
+  nodes: readonly MasterFilterNode[],
+): SimServerSpec[] {
+  const matched = fleet.filter((spec) =>
+    nodes.every((node) => matchesMasterFilterNode(node, spec)),
+  );
+  const collapse = nodes.some((node) => node.kind === "pair" && node.key === "collapse_addr_hash");
   if (!collapse) return matched;
   const seen = new Set<string>();
   return matched.filter((spec) => !seen.has(spec.host) && seen.add(spec.host) !== undefined);

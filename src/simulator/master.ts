@@ -8,10 +8,16 @@
  * listing" is therefore not modelled; the client keeps one socket anyway. Region 0xFF returns the whole
  * world (as the Valve master server query protocol documents) unless `restIsWorld` is false. Only IPv4 servers are listed (entries have 4 octets).
  */
-import dgram from 'node:dgram';
-import { MASTER_ADDRESSES_PER_PACKET, parseMasterFilter, decodeMasterQuery, encodeMasterResponse, type ServerAddress } from '../protocol';
-import type { SimServerSpec } from './fleet-spec';
-import { applyMasterFilter } from './master-filter-match';
+import dgram from "node:dgram";
+import {
+  MASTER_ADDRESSES_PER_PACKET,
+  parseMasterFilter,
+  decodeMasterQuery,
+  encodeMasterResponse,
+  type ServerAddress,
+} from "../protocol";
+import type { SimServerSpec } from "./fleet-spec";
+import { applyMasterFilter } from "./master-filter-match";
 
 export interface SimMasterRateLimit {
   /** Packets answered per source IP within one window. */
@@ -21,7 +27,11 @@ export interface SimMasterRateLimit {
   silenceMs: number;
 }
 
-export const REAL_MASTER_RATE_LIMIT: SimMasterRateLimit = { packetsPerWindow: 30, windowMs: 60_000, silenceMs: 60_000 };
+export const REAL_MASTER_RATE_LIMIT: SimMasterRateLimit = {
+  packetsPerWindow: 30,
+  windowMs: 60_000,
+  silenceMs: 60_000,
+};
 
 export interface SimValveMasterOptions {
   fleet: readonly SimServerSpec[];
@@ -70,7 +80,9 @@ export async function startSimValveMaster(options: SimValveMasterOptions): Promi
   const perPacket = options.addressesPerPacket ?? MASTER_ADDRESSES_PER_PACKET;
   const restIsWorld = options.restIsWorld ?? true;
   // The Valve master lists A2S servers only; simulated servers of older protocols are not on it.
-  const fleet = options.fleet.filter((spec) => IPV4.test(spec.host) && (spec.protocol === undefined || spec.protocol === 'source'));
+  const fleet = options.fleet.filter(
+    (spec) => IPV4.test(spec.host) && (spec.protocol === undefined || spec.protocol === "source"),
+  );
   const stats: SimValveMasterStats = { requests: 0, answered: 0, rateLimited: 0, malformed: 0 };
   const budgets = new Map<string, SourceBudget>();
   const lists = new Map<string, CachedList>();
@@ -85,7 +97,8 @@ export async function startSimValveMaster(options: SimValveMasterOptions): Promi
     } catch {
       nodes = null; // a filter the master cannot read matches nothing
     }
-    const inRegion = region === 0xff && restIsWorld ? fleet : fleet.filter((spec) => spec.region === region);
+    const inRegion =
+      region === 0xff && restIsWorld ? fleet : fleet.filter((spec) => spec.region === region);
     const matched = nodes === null ? [] : applyMasterFilter(inRegion, nodes);
     const addresses = matched.map((spec) => ({ host: spec.host, port: spec.queryPort }));
     list = { addresses, indexOf: new Map(addresses.map((a, i) => [key(a), i])) };
@@ -115,8 +128,8 @@ export async function startSimValveMaster(options: SimValveMasterOptions): Promi
     return false;
   };
 
-  const socket = dgram.createSocket(options.host?.includes(':') ? 'udp6' : 'udp4');
-  socket.on('message', (packet, remote) => {
+  const socket = dgram.createSocket(options.host?.includes(":") ? "udp6" : "udp4");
+  socket.on("message", (packet, remote) => {
     stats.requests++;
     let query;
     try {
@@ -130,19 +143,22 @@ export async function startSimValveMaster(options: SimValveMasterOptions): Promi
       return;
     }
     const list = listFor(query.region, query.filter);
-    const start = query.seed.port === 0 && query.seed.host === '0.0.0.0' ? 0 : (list.indexOf.get(key(query.seed)) ?? -1) + 1;
+    const start =
+      query.seed.port === 0 && query.seed.host === "0.0.0.0"
+        ? 0
+        : (list.indexOf.get(key(query.seed)) ?? -1) + 1;
     const page = list.addresses.slice(start, start + perPacket);
     const end = start + perPacket >= list.addresses.length;
     stats.answered++;
     socket.send(encodeMasterResponse(page, end), remote.port, remote.address);
   });
   // A send to a vanished client must not crash the simulator.
-  socket.on('error', () => undefined);
+  socket.on("error", () => undefined);
 
   await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.bind(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      socket.off('error', reject);
+    socket.once("error", reject);
+    socket.bind(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      socket.off("error", reject);
       resolve();
     });
   });

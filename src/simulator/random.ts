@@ -58,7 +58,7 @@ export class Random {
 
   pick<T>(items: readonly T[]): T {
     const item = items[Math.floor(this.next() * items.length)];
-    if (item === undefined) throw new Error('pick from an empty list');
+    if (item === undefined) throw new Error("pick from an empty list");
     return item;
   }
 

@@ -4,32 +4,49 @@
  * lays them out; the wire behaviour (challenges, loss, duplication, reordering, delay, silence,
  * malformed answers) comes from the spec's SimBehaviour and is deterministic from its seed.
  */
-import { isProtocolError, encodeChallengeResponse, encodeInfoResponse, type A2SInfo, encodePingResponse, encodePlayersResponse, decodeRequest, encodeRulesResponse } from '../protocol';
-import { splitResponse } from './split-response';
-import { playersOf, rulesOf } from './content';
-import { LegacySimServer, isLegacySimProtocol } from './legacy-server';
-import { behaviourOf } from './behaviour';
-import type { SimBehaviour, SimReply, SimServerSpec, SimServerStats } from './fleet-spec';
-import { Random, hash32, hashString } from './random';
+import {
+  isProtocolError,
+  encodeChallengeResponse,
+  encodeInfoResponse,
+  type A2SInfo,
+  encodePingResponse,
+  encodePlayersResponse,
+  decodeRequest,
+  encodeRulesResponse,
+} from "../protocol";
+import { splitResponse } from "./split-response";
+import { playersOf, rulesOf } from "./content";
+import { LegacySimServer, isLegacySimProtocol } from "./legacy-server";
+import { behaviourOf } from "./behaviour";
+import type { SimBehaviour, SimReply, SimServerSpec, SimServerStats } from "./fleet-spec";
+import { Random, hash32, hashString } from "./random";
 
-export type { SimReply, SimServerStats } from './fleet-spec';
+export type { SimReply, SimServerStats } from "./fleet-spec";
 
 const THE_SHIP_APP_ID = 2400;
 
-type ContentKind = 'source-info' | 'goldsrc-info' | 'players' | 'rules';
+type ContentKind = "source-info" | "goldsrc-info" | "players" | "rules";
 
 export class SimServer {
   readonly behaviour: SimBehaviour;
   private readonly random: Random;
   private readonly cache = new Map<ContentKind, Buffer[]>();
   private nextSplitId: number;
-  readonly stats: SimServerStats = { requests: 0, garbage: 0, challengesSent: 0, repliesSent: 0, datagramsDropped: 0 };
+  readonly stats: SimServerStats = {
+    requests: 0,
+    garbage: 0,
+    challengesSent: 0,
+    repliesSent: 0,
+    datagramsDropped: 0,
+  };
   /** Servers of an older protocol (spec.protocol) answer through the legacy encoders instead. */
   private readonly legacy: LegacySimServer | null;
 
   constructor(readonly spec: SimServerSpec) {
     this.behaviour = behaviourOf(spec);
-    this.legacy = isLegacySimProtocol(spec.protocol) ? new LegacySimServer(spec, spec.protocol, this.stats) : null;
+    this.legacy = isLegacySimProtocol(spec.protocol)
+      ? new LegacySimServer(spec, spec.protocol, this.stats)
+      : null;
     this.random = new Random(hash32(spec.seed ?? 0, 3));
     this.nextSplitId = hash32(spec.seed ?? 0, 4) & 0x7fffffff;
   }
@@ -55,7 +72,8 @@ export class SimServer {
 
   /** The answer to one request from `clientKey` ("address|port"); null = say nothing. */
   respond(request: Buffer, clientKey: string): SimReply | null {
-    if (this.legacy !== null && !this.behaviour.silent) return this.legacy.respond(request, clientKey);
+    if (this.legacy !== null && !this.behaviour.silent)
+      return this.legacy.respond(request, clientKey);
     this.stats.requests += 1;
     if (this.behaviour.silent) return null;
     let decoded;
@@ -66,23 +84,24 @@ export class SimServer {
       return null;
     }
     const b = this.behaviour;
-    const challenged = (wanted: boolean): boolean => wanted && !(decoded.challenge?.equals(this.challengeFor(clientKey)) ?? false);
+    const challenged = (wanted: boolean): boolean =>
+      wanted && !(decoded.challenge?.equals(this.challengeFor(clientKey)) ?? false);
     let datagrams: Buffer[];
     switch (decoded.kind) {
-      case 'getchallenge':
+      case "getchallenge":
         datagrams = [this.challengeReply(clientKey)];
         break;
-      case 'ping':
+      case "ping":
         datagrams = [encodePingResponse()];
         break;
-      case 'info':
-        if (challenged(b.challenge === 'all')) datagrams = [this.challengeReply(clientKey)];
+      case "info":
+        if (challenged(b.challenge === "all")) datagrams = [this.challengeReply(clientKey)];
         else datagrams = this.infoDatagrams();
         break;
-      case 'players':
-      case 'rules': {
-        if (decoded.kind === 'rules' && !b.answersRules) return null;
-        const needs = b.challenge !== 'none' || b.legacyChallenge;
+      case "players":
+      case "rules": {
+        if (decoded.kind === "rules" && !b.answersRules) return null;
+        const needs = b.challenge !== "none" || b.legacyChallenge;
         if (challenged(needs)) {
           // Legacy servers ignore -1 and hand out challenges only through `W`.
           if (b.legacyChallenge && decoded.challenge === undefined) return null;
@@ -105,9 +124,10 @@ export class SimServer {
   private infoDatagrams(): Buffer[] {
     const format = this.behaviour.infoFormat;
     const out: Buffer[] = [];
-    if (format === 'goldsrc' || format === 'both') out.push(...this.content('goldsrc-info'));
-    if (format === 'source' || format === 'both') out.push(...this.content('source-info'));
-    if (this.behaviour.malformed) return out.map((d) => d.subarray(0, Math.max(6, Math.floor(d.length / 2))));
+    if (format === "goldsrc" || format === "both") out.push(...this.content("goldsrc-info"));
+    if (format === "source" || format === "both") out.push(...this.content("source-info"));
+    if (this.behaviour.malformed)
+      return out.map((d) => d.subarray(0, Math.max(6, Math.floor(d.length / 2))));
     return this.freshIds(out);
   }
 
@@ -124,18 +144,23 @@ export class SimServer {
   private encode(kind: ContentKind): Buffer {
     const { state } = this.spec;
     switch (kind) {
-      case 'source-info':
+      case "source-info":
         return encodeInfoResponse(sourceInfoOf(this.spec, this.behaviour));
-      case 'goldsrc-info':
+      case "goldsrc-info":
         return encodeInfoResponse(goldSrcInfoOf(this.spec));
-      case 'players': {
+      case "players": {
         const players = playersOf(this.spec).map((p, index) => {
           const entry = { index, name: p.name, score: p.score, duration: p.durationSeconds };
-          return p.deaths === undefined ? entry : { ...entry, deaths: p.deaths, money: p.money ?? 0 };
+          return p.deaths === undefined
+            ? entry
+            : { ...entry, deaths: p.deaths, money: p.money ?? 0 };
         });
-        return encodePlayersResponse({ count: players.length, players }, { appId: state.appId & 0xffff });
+        return encodePlayersResponse(
+          { count: players.length, players },
+          { appId: state.appId & 0xffff },
+        );
       }
-      case 'rules': {
+      case "rules": {
         const rules = rulesOf(this.spec);
         return encodeRulesResponse({ count: rules.length, rules });
       }
@@ -145,12 +170,18 @@ export class SimServer {
   private split(payload: Buffer): Buffer[] {
     const b = this.behaviour;
     if (payload.length <= b.maxPacketBytes) return [payload];
-    const options = { format: b.splitFormat, id: 0, maxPacketBytes: b.maxPacketBytes, compress: b.compress && b.splitFormat === 'source', sizeField: b.sizeField };
+    const options = {
+      format: b.splitFormat,
+      id: 0,
+      maxPacketBytes: b.maxPacketBytes,
+      compress: b.compress && b.splitFormat === "source",
+      sizeField: b.sizeField,
+    };
     try {
       return splitResponse(payload, options);
     } catch (err) {
       // Compression needs the bzip2 program; without it the server still answers, uncompressed.
-      if (!(options.compress && isProtocolError(err, 'NOT_SUPPORTED'))) throw err;
+      if (!(options.compress && isProtocolError(err, "NOT_SUPPORTED"))) throw err;
       this.stats.compressionUnavailable = true;
       return splitResponse(payload, { ...options, compress: false });
     }
@@ -158,12 +189,14 @@ export class SimServer {
 
   /** A new response id per reply (as real servers count them), keeping the compressed bit. */
   private freshIds(datagrams: Buffer[]): Buffer[] {
-    if (datagrams.length < 2 && !(datagrams[0] !== undefined && datagrams[0].readInt32LE(0) === -2)) return datagrams;
+    if (datagrams.length < 2 && !(datagrams[0] !== undefined && datagrams[0].readInt32LE(0) === -2))
+      return datagrams;
     this.nextSplitId = (this.nextSplitId + 1) & 0x7fffffff;
     return datagrams.map((d) => {
       if (d.readInt32LE(0) !== -2) return d;
       const copy = Buffer.from(d);
-      const compressedBit = this.behaviour.splitFormat === 'source' ? (d.readUInt32LE(4) & 0x80000000) >>> 0 : 0;
+      const compressedBit =
+        this.behaviour.splitFormat === "source" ? (d.readUInt32LE(4) & 0x80000000) >>> 0 : 0;
       copy.writeUInt32LE((this.nextSplitId | compressedBit) >>> 0, 4);
       return copy;
     });
@@ -186,7 +219,9 @@ export class SimServer {
   }
 }
 
-function theShipOf(spec: SimServerSpec): { mode: number; witnesses: number; duration: number } | undefined {
+function theShipOf(
+  spec: SimServerSpec,
+): { mode: number; witnesses: number; duration: number } | undefined {
   if (spec.state.appId !== THE_SHIP_APP_ID) return undefined;
   const random = new Random(hash32(spec.seed ?? 0, 5));
   return { mode: random.int(0, 5), witnesses: random.int(1, 4), duration: random.int(2, 5) };
@@ -197,12 +232,15 @@ function theShipOf(spec: SimServerSpec): { mode: number; witnesses: number; dura
  * Protocol 48 marks a GoldSrc server, and clients (GameDig) take it to mean the GoldSrc split
  * layout: so it follows the split layout the server uses.
  */
-export function sourceInfoOf(spec: SimServerSpec, behaviour: SimBehaviour = behaviourOf(spec)): A2SInfo {
+export function sourceInfoOf(
+  spec: SimServerSpec,
+  behaviour: SimBehaviour = behaviourOf(spec),
+): A2SInfo {
   const { state } = spec;
   const theShip = theShipOf(spec);
   return {
-    type: 'source',
-    protocol: behaviour.splitFormat === 'goldsrc' ? 48 : 17,
+    type: "source",
+    protocol: behaviour.splitFormat === "goldsrc" ? 48 : 17,
     name: state.name,
     map: state.map,
     folder: state.folder,
@@ -219,7 +257,7 @@ export function sourceInfoOf(spec: SimServerSpec, behaviour: SimBehaviour = beha
     version: state.version,
     port: state.gamePort,
     steamId: String(90000000000000000n + BigInt(hash32(spec.seed ?? 0, 6))),
-    ...(state.keywords.length > 0 ? { keywords: state.keywords.join(',') } : {}),
+    ...(state.keywords.length > 0 ? { keywords: state.keywords.join(",") } : {}),
     gameId: String(state.appId),
   };
 }
@@ -228,8 +266,8 @@ export function sourceInfoOf(spec: SimServerSpec, behaviour: SimBehaviour = beha
 export function goldSrcInfoOf(spec: SimServerSpec): A2SInfo {
   const { state } = spec;
   return {
-    type: 'goldsrc',
-    address: `${spec.host.includes(':') ? `[${spec.host}]` : spec.host}:${state.gamePort}`,
+    type: "goldsrc",
+    address: `${spec.host.includes(":") ? `[${spec.host}]` : spec.host}:${state.gamePort}`,
     name: state.name,
     map: state.map,
     folder: state.folder,

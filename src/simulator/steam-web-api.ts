@@ -5,11 +5,15 @@
  * field when nothing matches, filters in the master grammar (400 when longer than the limit or unreadable),
  * and an optional per-client rate limit answered with 429 + Retry-After.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { MAX_MASTER_FILTER_BYTES, STEAM_WEB_API_MAX_PER_CALL, parseMasterFilter } from '../protocol';
-import type { SimServerSpec } from './fleet-spec';
-import { applyMasterFilter } from './master-filter-match';
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  MAX_MASTER_FILTER_BYTES,
+  STEAM_WEB_API_MAX_PER_CALL,
+  parseMasterFilter,
+} from "../protocol";
+import type { SimServerSpec } from "./fleet-spec";
+import { applyMasterFilter } from "./master-filter-match";
 
 export interface SimSteamWebApiOptions {
   fleet: readonly SimServerSpec[];
@@ -59,9 +63,9 @@ function recordOf(spec: SimServerSpec, index: number): Record<string, unknown> {
     bots: s.bots,
     map: s.map,
     secure: s.vacSecured,
-    dedicated: s.serverType === 'd',
+    dedicated: s.serverType === "d",
     os: s.environment,
-    gametype: s.keywords.join(','),
+    gametype: s.keywords.join(","),
   };
 }
 
@@ -74,24 +78,29 @@ export async function startSimSteamWebApi(options: SimSteamWebApiOptions): Promi
 
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.writeHead(status, { "content-type": "application/json", ...headers });
       res.end(JSON.stringify(body));
     };
     stats.calls++;
-    const url = new URL(req.url ?? '/', 'http://sim');
-    if (req.method !== 'GET' || url.pathname.replace(/\/+$/, '') !== '/IGameServersService/GetServerList/v1') {
+    const url = new URL(req.url ?? "/", "http://sim");
+    if (
+      req.method !== "GET" ||
+      url.pathname.replace(/\/+$/, "") !== "/IGameServersService/GetServerList/v1"
+    ) {
       stats.refused++;
       send(404, {});
       return;
     }
-    if (url.searchParams.get('key') !== options.key) {
+    if (url.searchParams.get("key") !== options.key) {
       stats.refused++;
-      res.writeHead(403, { 'content-type': 'text/html' });
-      res.end('<html><body><h1>Forbidden</h1>Access is denied. Retrying will not help. Please verify your <pre>key=</pre> parameter.</body></html>');
+      res.writeHead(403, { "content-type": "text/html" });
+      res.end(
+        "<html><body><h1>Forbidden</h1>Access is denied. Retrying will not help. Please verify your <pre>key=</pre> parameter.</body></html>",
+      );
       return;
     }
     if (options.rateLimit) {
-      const client = req.socket.remoteAddress ?? '?';
+      const client = req.socket.remoteAddress ?? "?";
       const now = Date.now();
       let window = windows.get(client);
       if (!window || now - window.startedAt >= options.rateLimit.windowMs) {
@@ -100,37 +109,48 @@ export async function startSimSteamWebApi(options: SimSteamWebApiOptions): Promi
       }
       if (++window.calls > options.rateLimit.callsPerWindow) {
         stats.rateLimited++;
-        const waitSeconds = Math.max(0, (window.startedAt + options.rateLimit.windowMs - now) / 1000);
-        send(429, {}, { 'retry-after': waitSeconds.toFixed(3) });
+        const waitSeconds = Math.max(
+          0,
+          (window.startedAt + options.rateLimit.windowMs - now) / 1000,
+        );
+        send(429, {}, { "retry-after": waitSeconds.toFixed(3) });
         return;
       }
     }
-    const filter = url.searchParams.get('filter') ?? '';
+    const filter = url.searchParams.get("filter") ?? "";
     let nodes;
     try {
-      if (Buffer.byteLength(filter) > maxFilterBytes) throw new Error('filter too long');
+      if (Buffer.byteLength(filter) > maxFilterBytes) throw new Error("filter too long");
       nodes = parseMasterFilter(filter);
     } catch {
       stats.refused++;
       send(400, {});
       return;
     }
-    const limitText = url.searchParams.get('limit');
-    const limit = Math.min(maxPerCall, limitText !== null && /^\d+$/.test(limitText) ? Number(limitText) : 100);
+    const limitText = url.searchParams.get("limit");
+    const limit = Math.min(
+      maxPerCall,
+      limitText !== null && /^\d+$/.test(limitText) ? Number(limitText) : 100,
+    );
     stats.filters.push(filter);
     const matched = applyMasterFilter(options.fleet, nodes).slice(0, limit);
-    send(200, { response: matched.length === 0 ? {} : { servers: matched.map((spec) => recordOf(spec, indexOf.get(spec) ?? 0)) } });
+    send(200, {
+      response:
+        matched.length === 0
+          ? {}
+          : { servers: matched.map((spec) => recordOf(spec, indexOf.get(spec) ?? 0)) },
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let closed: Promise<void> | null = null;
   return {
     baseUrl: `http://${host}:${address.port}`,

@@ -4,31 +4,31 @@
  * crawled by BullMQ workers against real PostgreSQL and Redis for ~20 s. Crawls of the source never
  * overlap in time, and every tick that found one running is skipped and counted.
  */
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
-import type { CrawlEvent } from '../../src/crawler/crawl-jobs';
-import { createCrawlQueues, createQueueSink, type CrawlQueues } from '../../src/crawler/queues';
-import { buildCrawlDeps } from '../../src/crawler/runtime';
-import { startScheduler, syncSchedulers, type RunningScheduler } from '../../src/crawler/scheduler';
-import { createListSourceFactory } from '../../src/crawler/sources';
-import { scheduledSlotMs, startWorkers, type RunningWorkers } from '../../src/crawler/workers';
-import { loadConfig, type Config } from '../../src/shared/config';
-import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
-import { makeFleet } from '../../src/simulator/make-fleet';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { dropRedisPrefix } from '../helpers/redis';
-import { waitFor } from '../helpers/wait-for';
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import pino from "pino";
+import type { CrawlEvent } from "../../src/crawler/crawl-jobs";
+import { createCrawlQueues, createQueueSink, type CrawlQueues } from "../../src/crawler/queues";
+import { buildCrawlDeps } from "../../src/crawler/runtime";
+import { startScheduler, syncSchedulers, type RunningScheduler } from "../../src/crawler/scheduler";
+import { createListSourceFactory } from "../../src/crawler/sources";
+import { scheduledSlotMs, startWorkers, type RunningWorkers } from "../../src/crawler/workers";
+import { loadConfig, type Config } from "../../src/shared/config";
+import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { dropRedisPrefix } from "../helpers/redis";
+import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const LIST_DELAY_MS = 3000;
 const RUN_MS = 20_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('one crawl per source at a time', () => {
+describe("one crawl per source at a time", () => {
   let t: TestDatabase;
   let fleet: RunningFleet;
   let config: Config;
@@ -39,17 +39,29 @@ describe('one crawl per source at a time', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    fleet = await startFleet(makeFleet({ count: 20, seed: 7, basePort: 0, mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 } }));
+    fleet = await startFleet(
+      makeFleet({
+        count: 20,
+        seed: 7,
+        basePort: 0,
+        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
+      }),
+    );
     config = loadConfig({
       DATABASE_URL: t.url,
       REDIS_URL,
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString('hex')}`,
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
-      QUERY_TIMEOUT_MS: '1000',
-      JOB_BACKOFF_MS: '200',
-      MIGRATE_ON_START: '0',
+      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
+      QUERY_TIMEOUT_MS: "1000",
+      JOB_BACKOFF_MS: "200",
+      MIGRATE_ON_START: "0",
     });
-    queues = createCrawlQueues({ redisUrl: REDIS_URL, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
+    queues = createCrawlQueues({
+      redisUrl: REDIS_URL,
+      prefix: config.queuePrefix,
+      jobAttempts: config.jobAttempts,
+      jobBackoffMs: config.jobBackoffMs,
+    });
   });
 
   afterAll(async () => {
@@ -61,12 +73,12 @@ describe('one crawl per source at a time', () => {
     await t?.drop();
   });
 
-  it('never overlaps crawls of a slow source, and counts the ticks it skips', async () => {
+  it("never overlaps crawls of a slow source, and counts the ticks it skips", async () => {
     const source = await t.db.masterSource.create({
       data: {
-        name: 'slow-list',
-        kind: 'ADDRESS_LIST',
-        host: 'list',
+        name: "slow-list",
+        kind: "ADDRESS_LIST",
+        host: "list",
         intervalMs: 1000,
         options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) },
       },
@@ -75,11 +87,12 @@ describe('one crawl per source at a time', () => {
     const events: CrawlEvent[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString("utf8").split("\n"))
+          if (line.trim() !== "") logLines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
-    const logger = pino({ level: 'info' }, sink);
+    const logger = pino({ level: "info" }, sink);
     const deps = buildCrawlDeps({
       config,
       db: t.db,
@@ -88,7 +101,13 @@ describe('one crawl per source at a time', () => {
       // The real address list, made slow: each listing takes 3 s, three of the source's intervals.
       listSources: (s) => {
         const inner = real(s);
-        return { splits: () => inner.splits(), list: async (split, signal, resume) => (await sleep(LIST_DELAY_MS), inner.list(split, signal, resume)) };
+        return {
+          splits: () => inner.splits(),
+          list: async (split, signal, resume) => (
+            await sleep(LIST_DELAY_MS),
+            inner.list(split, signal, resume)
+          ),
+        };
       },
       onEvent: (e) => events.push(e),
     });
@@ -111,14 +130,22 @@ describe('one crawl per source at a time', () => {
     await scheduler.stop();
     scheduler = null;
     // No more ticks (the job scheduler lives in Redis, not in the stopped re-sync timer).
-    await queues.crawl.removeJobScheduler('sweep-slow-list');
+    await queues.crawl.removeJobScheduler("sweep-slow-list");
     // Let the crawl in progress finish (bounded), then stop the ticks that are still queued. Not finishing in
     // time is allowed here: the checks below accept a last crawl still running on a loaded machine.
-    await waitFor('the crawl in progress to finish', async () => (await t.db.crawl.count({ where: { sourceId: source.id, finishedAt: null } })) === 0, { timeoutMs: 90_000 }).catch(() => undefined);
+    await waitFor(
+      "the crawl in progress to finish",
+      async () =>
+        (await t.db.crawl.count({ where: { sourceId: source.id, finishedAt: null } })) === 0,
+      { timeoutMs: 90_000 },
+    ).catch(() => undefined);
     await workers.stop();
     workers = null;
 
-    const crawls = await t.db.crawl.findMany({ where: { sourceId: source.id }, orderBy: { startedAt: 'asc' } });
+    const crawls = await t.db.crawl.findMany({
+      where: { sourceId: source.id },
+      orderBy: { startedAt: "asc" },
+    });
     expect(crawls.length).toBeGreaterThanOrEqual(3);
     // On a loaded machine the last crawl may still be running; every other one is closed.
     for (const c of crawls.slice(0, -1)) expect(c.finishedAt).not.toBeNull();
@@ -128,29 +155,47 @@ describe('one crawl per source at a time', () => {
       expect(crawls[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(previous.finishedAt!.getTime());
     }
     // Each finished crawl listed the whole fleet once (an overlapping crawl made `listed` wrong).
-    for (const c of crawls.filter((c) => c.finishedAt !== null)) expect(c.listed).toBe(fleet.specs.length);
+    for (const c of crawls.filter((c) => c.finishedAt !== null))
+      expect(c.listed).toBe(fleet.specs.length);
 
-    const skipped = events.filter((e) => e.type === 'skipped');
+    const skipped = events.filter((e) => e.type === "skipped");
     // ~20 ticks in 20 s, at most ~7 crawls of 3 s: the rest were skipped, each counted and logged.
     expect(skipped.length).toBeGreaterThanOrEqual(5);
-    expect(logLines.filter((l) => l.msg === 'crawl tick skipped: the previous crawl of the source is still running').length).toBe(skipped.length);
+    expect(
+      logLines.filter(
+        (l) => l.msg === "crawl tick skipped: the previous crawl of the source is still running",
+      ).length,
+    ).toBe(skipped.length);
   });
 
-  it('re-syncs schedulers without re-creating their pending ticks, and keys a crawl by its tick', async () => {
-    const source = await t.db.masterSource.create({ data: { name: 'resync', kind: 'ADDRESS_LIST', host: 'list', intervalMs: 60_000, options: { addresses: [] } } });
-    expect((await syncSchedulers(t.db, queues)).upserted).toContain('sweep-resync');
-    const pending = async () => (await queues.crawl.getJobs(['delayed', 'wait'])).filter((j) => j.id?.startsWith('repeat:sweep-resync:')).map((j) => `${j.id}@${j.timestamp}`);
+  it("re-syncs schedulers without re-creating their pending ticks, and keys a crawl by its tick", async () => {
+    const source = await t.db.masterSource.create({
+      data: {
+        name: "resync",
+        kind: "ADDRESS_LIST",
+        host: "list",
+        intervalMs: 60_000,
+        options: { addresses: [] },
+      },
+    });
+    expect((await syncSchedulers(t.db, queues)).upserted).toContain("sweep-resync");
+    const pending = async () =>
+      (await queues.crawl.getJobs(["delayed", "wait"]))
+        .filter((j) => j.id?.startsWith("repeat:sweep-resync:"))
+        .map((j) => `${j.id}@${j.timestamp}`);
     const before = await pending();
     expect(before).toHaveLength(1);
     // Upserting an unchanged scheduler re-created this job (new timestamp, back of the queue): now left alone.
-    expect((await syncSchedulers(t.db, queues)).upserted).not.toContain('sweep-resync');
+    expect((await syncSchedulers(t.db, queues)).upserted).not.toContain("sweep-resync");
     expect(await pending()).toEqual(before);
     await t.db.masterSource.update({ where: { id: source.id }, data: { intervalMs: 30_000 } });
-    expect((await syncSchedulers(t.db, queues)).upserted).toContain('sweep-resync');
+    expect((await syncSchedulers(t.db, queues)).upserted).toContain("sweep-resync");
     await t.db.masterSource.update({ where: { id: source.id }, data: { enabled: false } });
-    expect((await syncSchedulers(t.db, queues)).removed).toContain('sweep-resync');
+    expect((await syncSchedulers(t.db, queues)).removed).toContain("sweep-resync");
 
-    expect(scheduledSlotMs({ id: 'repeat:sweep-resync:1795492948719', timestamp: 1 })).toBe(1795492948719);
-    expect(scheduledSlotMs({ id: 'start-3-1795492948000', timestamp: 5 })).toBe(5);
+    expect(scheduledSlotMs({ id: "repeat:sweep-resync:1795492948719", timestamp: 1 })).toBe(
+      1795492948719,
+    );
+    expect(scheduledSlotMs({ id: "start-3-1795492948000", timestamp: 5 })).toBe(5);
   });
 });

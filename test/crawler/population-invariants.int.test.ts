@@ -6,12 +6,16 @@
  * computed here from the same samples (one moment = one crawl instant of any source, every server counted
  * once with its latest sample).
  */
-import fc from 'fast-check';
-import { openCrawl } from '../../src/crawler/store/crawl-store';
-import { rollupRange } from '../../src/crawler/store/history-store';
-import { ensureSamplePartition } from '../../src/crawler/store/partitions';
-import { readPopulation, type PopulationDimensionName, type RollupResolution } from '../../src/history/population';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import fc from "fast-check";
+import { openCrawl } from "../../src/crawler/store/crawl-store";
+import { rollupRange } from "../../src/crawler/store/history-store";
+import { ensureSamplePartition } from "../../src/crawler/store/partitions";
+import {
+  readPopulation,
+  type PopulationDimensionName,
+  type RollupResolution,
+} from "../../src/history/population";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
 jest.setTimeout(300_000);
 
@@ -20,8 +24,8 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 // Yesterday 23:00 UTC: crawls of the next hours straddle a day boundary, inside the raw window.
 const START = new Date(Math.floor(Date.now() / DAY) * DAY - HOUR);
-const MAPS = ['de_dust2', 'cs_office', 'ctf_2fort'];
-const FOLDERS = ['cstrike', 'tf'];
+const MAPS = ["de_dust2", "cs_office", "ctf_2fort"];
+const FOLDERS = ["cstrike", "tf"];
 
 interface SampleDraw {
   /** Index into the source's servers. */
@@ -63,7 +67,12 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
           // Over three hours (two UTC days); several crawls may share a minute.
           minute: fc.nat({ max: 179 }),
           samples: fc.array(
-            fc.record({ server: fc.nat({ max: servers.length - 1 }), online: fc.boolean(), players: fc.nat({ max: 64 }), map: fc.nat({ max: MAPS.length - 1 }) }),
+            fc.record({
+              server: fc.nat({ max: servers.length - 1 }),
+              online: fc.boolean(),
+              players: fc.nat({ max: 64 }),
+              map: fc.nat({ max: MAPS.length - 1 }),
+            }),
             { maxLength: 8 },
           ),
         }),
@@ -80,7 +89,10 @@ interface ModelSample {
 }
 
 /** Hourly ALL buckets computed from the samples as docs/storage.md defines them, over the servers `counted` keeps. */
-function modelAllHours(samples: ModelSample[], counted: (server: number) => boolean): Map<number, { min: number; avg: number; peak: number }> {
+function modelAllHours(
+  samples: ModelSample[],
+  counted: (server: number) => boolean,
+): Map<number, { min: number; avg: number; peak: number }> {
   const byHour = new Map<number, ModelSample[]>();
   for (const s of samples) {
     const h = Math.floor(s.at / HOUR) * HOUR;
@@ -95,37 +107,57 @@ function modelAllHours(samples: ModelSample[], counted: (server: number) => bool
     const servers = [...new Set(list.map((s) => s.server))];
     const totals = moments.map((t) =>
       servers.reduce((sum, id) => {
-        const own = list.filter((s) => s.server === id).sort((a, b) => a.at - b.at || a.crawl - b.crawl);
+        const own = list
+          .filter((s) => s.server === id)
+          .sort((a, b) => a.at - b.at || a.crawl - b.crawl);
         const current = own.filter((s) => s.at <= t).pop() ?? own[0]!;
         return sum + current.players;
       }, 0),
     );
-    out.set(h, { min: Math.min(...totals), avg: totals.reduce((a, b) => a + b, 0) / totals.length, peak: Math.max(...totals) });
+    out.set(h, {
+      min: Math.min(...totals),
+      avg: totals.reduce((a, b) => a + b, 0) / totals.length,
+      peak: Math.max(...totals),
+    });
   }
   return out;
 }
 
-describe('population rollup invariants', () => {
+describe("population rollup invariants", () => {
   let t: TestDatabase;
   let sourceIds: number[];
 
   beforeAll(async () => {
     t = await createTestDatabase();
     sourceIds = [];
-    for (let i = 0; i < SOURCES; i++) sourceIds.push((await t.db.masterSource.create({ data: { name: `source-${i}`, kind: 'ADDRESS_LIST', host: 'x' } })).id);
-    for (let d = 0; d < 2; d++) await ensureSamplePartition(t.db, new Date(START.getTime() + d * DAY));
+    for (let i = 0; i < SOURCES; i++)
+      sourceIds.push(
+        (
+          await t.db.masterSource.create({
+            data: { name: `source-${i}`, kind: "ADDRESS_LIST", host: "x" },
+          })
+        ).id,
+      );
+    for (let d = 0; d < 2; d++)
+      await ensureSamplePartition(t.db, new Date(START.getTime() + d * DAY));
   });
   afterAll(async () => t?.drop());
 
   /** Writes the scenario as crawls and samples, rolls it up, and returns what the model needs. */
   async function load(s: Scenario, runTag: string): Promise<ModelSample[]> {
-    await t.db.$executeRaw`TRUNCATE game_server, crawl, server_sample, server_day, population_rollup CASCADE`;
+    await t.db
+      .$executeRaw`TRUNCATE game_server, crawl, server_sample, server_day, population_rollup CASCADE`;
     const ids: number[] = [];
     for (const [i, server] of s.servers.entries()) {
       const row = await t.db.gameServer.create({
         data: {
-          address: '192.0.2.1', queryPort: 20000 + i, folder: FOLDERS[server.folder]!, appId: 100 + server.folder, region: server.folder,
-          sourceId: sourceIds[server.sources[0]!]!, suspectedFake: server.fake ?? false,
+          address: "192.0.2.1",
+          queryPort: 20000 + i,
+          folder: FOLDERS[server.folder]!,
+          appId: 100 + server.folder,
+          region: server.folder,
+          sourceId: sourceIds[server.sources[0]!]!,
+          suspectedFake: server.fake ?? false,
         },
       });
       ids.push(Number(row.id));
@@ -133,7 +165,12 @@ describe('population rollup invariants', () => {
     const written: ModelSample[] = [];
     for (const [n, c] of s.crawls.entries()) {
       const at = new Date(START.getTime() + c.minute * MINUTE);
-      const crawl = await openCrawl(t.db, { key: `${runTag}-${n}`, sourceId: sourceIds[c.source]!, startedAt: at, splits: [] });
+      const crawl = await openCrawl(t.db, {
+        key: `${runTag}-${n}`,
+        sourceId: sourceIds[c.source]!,
+        startedAt: at,
+        splits: [],
+      });
       // A crawl samples only servers its source lists, each once.
       const mine = new Map<number, SampleDraw>();
       for (const d of c.samples) {
@@ -152,33 +189,53 @@ describe('population rollup invariants', () => {
     return written;
   }
 
-  async function keysOf(resolution: RollupResolution): Promise<{ dimension: PopulationDimensionName; key: string }[]> {
+  async function keysOf(
+    resolution: RollupResolution,
+  ): Promise<{ dimension: PopulationDimensionName; key: string }[]> {
     return t.db.$queryRaw<{ dimension: PopulationDimensionName; key: string }[]>`
       SELECT DISTINCT dimension::text AS dimension, key FROM population_rollup WHERE resolution = ${resolution}::"RollupResolution"`;
   }
 
-  it('min <= avg <= peak at every resolution and key, with and without suspected fakes, and the hourly ALL bucket matches the model', async () => {
+  it("min <= avg <= peak at every resolution and key, with and without suspected fakes, and the hourly ALL bucket matches the model", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
         const samples = await load(scenario, `run${run++}`);
         const range = { from: START, to: new Date(START.getTime() + 3 * HOUR) };
         for (const withSuspectedFakes of [false, true]) {
-          for (const resolution of ['HOUR', 'DAY'] as const) {
+          for (const resolution of ["HOUR", "DAY"] as const) {
             for (const k of await keysOf(resolution)) {
-              for (const p of await readPopulation(t.db, k, { ...range, resolution, withSuspectedFakes })) {
+              for (const p of await readPopulation(t.db, k, {
+                ...range,
+                resolution,
+                withSuspectedFakes,
+              })) {
                 const where = `${resolution} ${k.dimension} '${k.key}' fakes ${withSuspectedFakes} at ${p.at.toISOString()}: ${JSON.stringify(p)}`;
-                if (!(p.playersMin <= p.playersAvg && p.playersAvg <= p.playersPeak)) throw new Error(`min <= avg <= peak broken, ${where}`);
-                if (p.playersMin < 0 || p.serversOnline > p.serversSeen + 1e-6) throw new Error(`counts out of range, ${where}`);
+                if (!(p.playersMin <= p.playersAvg && p.playersAvg <= p.playersPeak))
+                  throw new Error(`min <= avg <= peak broken, ${where}`);
+                if (p.playersMin < 0 || p.serversOnline > p.serversSeen + 1e-6)
+                  throw new Error(`counts out of range, ${where}`);
               }
             }
           }
-          const model = modelAllHours(samples, (server) => withSuspectedFakes || !scenario.servers[server]!.fake);
-          const stored = await readPopulation(t.db, { dimension: 'ALL' }, { ...range, resolution: 'HOUR', withSuspectedFakes });
-          expect(stored.map((p) => p.at.getTime())).toEqual([...model.keys()].sort((a, b) => a - b));
+          const model = modelAllHours(
+            samples,
+            (server) => withSuspectedFakes || !scenario.servers[server]!.fake,
+          );
+          const stored = await readPopulation(
+            t.db,
+            { dimension: "ALL" },
+            { ...range, resolution: "HOUR", withSuspectedFakes },
+          );
+          expect(stored.map((p) => p.at.getTime())).toEqual(
+            [...model.keys()].sort((a, b) => a - b),
+          );
           for (const p of stored) {
             const m = model.get(p.at.getTime())!;
-            expect({ min: p.playersMin, peak: p.playersPeak }).toEqual({ min: m.min, peak: m.peak });
+            expect({ min: p.playersMin, peak: p.playersPeak }).toEqual({
+              min: m.min,
+              peak: m.peak,
+            });
             expect(p.playersAvg).toBeCloseTo(m.avg, 3);
           }
         }
@@ -187,7 +244,7 @@ describe('population rollup invariants', () => {
     );
   });
 
-  it('regression: two sources crawling different servers at different instants add up in the ALL peak', async () => {
+  it("regression: two sources crawling different servers at different instants add up in the ALL peak", async () => {
     // Each source lists half the fleet and crawls every 5 minutes, the second 2 minutes after the first.
     // The peak of one source's crawl (3 × 40) fell below the average across sources (6 × 40), as seen live
     // with ALL playersPeak 196,613 below playersAvg 242,523.
@@ -195,14 +252,32 @@ describe('population rollup invariants', () => {
     const crawls: CrawlDraw[] = [];
     for (let k = 0; k < 12; k++) {
       for (const source of [0, 1]) {
-        crawls.push({ source, minute: 60 + k * 5 + source * 2, samples: servers.map((_, i) => ({ server: i, online: true, players: 40, map: 0 })) });
+        crawls.push({
+          source,
+          minute: 60 + k * 5 + source * 2,
+          samples: servers.map((_, i) => ({ server: i, online: true, players: 40, map: 0 })),
+        });
       }
     }
-    await load({ servers, crawls }, 'regression');
+    await load({ servers, crawls }, "regression");
     const hour = new Date(START.getTime() + HOUR);
-    const [p] = await readPopulation(t.db, { dimension: 'ALL' }, { from: hour, to: new Date(hour.getTime() + HOUR), resolution: 'HOUR' });
-    expect(p).toMatchObject({ playersAvg: 240, playersMin: 240, playersPeak: 240, serversOnline: 6, serversSeen: 6 });
-    const [d] = await readPopulation(t.db, { dimension: 'ALL' }, { from: hour, to: new Date(hour.getTime() + DAY), resolution: 'DAY' });
+    const [p] = await readPopulation(
+      t.db,
+      { dimension: "ALL" },
+      { from: hour, to: new Date(hour.getTime() + HOUR), resolution: "HOUR" },
+    );
+    expect(p).toMatchObject({
+      playersAvg: 240,
+      playersMin: 240,
+      playersPeak: 240,
+      serversOnline: 6,
+      serversSeen: 6,
+    });
+    const [d] = await readPopulation(
+      t.db,
+      { dimension: "ALL" },
+      { from: hour, to: new Date(hour.getTime() + DAY), resolution: "DAY" },
+    );
     expect(d!.playersPeak).toBeGreaterThanOrEqual(d!.playersAvg);
   });
 });

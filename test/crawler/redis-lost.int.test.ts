@@ -5,24 +5,29 @@
  * once, instead of blocking every later tick of the source until the crawl counts as stale (30 minutes).
  * Runs against a redis-server of its own, killed and restarted empty on the same port.
  */
-import pino from 'pino';
-import { crawlKeyOf, listRun, startCrawl } from '../../src/crawler/crawl-jobs';
-import { createCrawlQueues, createQueueSink, enqueueCrawl, type CrawlQueues } from '../../src/crawler/queues';
-import { buildCrawlDeps } from '../../src/crawler/runtime';
-import { createListSourceFactory } from '../../src/crawler/sources';
-import { startWorkers, type RunningWorkers } from '../../src/crawler/workers';
-import { loadConfig, type Config } from '../../src/shared/config';
-import { startOwnRedis, type OwnRedis } from '../../src/shared/own-services';
-import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
-import { makeFleet } from '../../src/simulator/make-fleet';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { waitFor } from '../helpers/wait-for';
+import pino from "pino";
+import { crawlKeyOf, listRun, startCrawl } from "../../src/crawler/crawl-jobs";
+import {
+  createCrawlQueues,
+  createQueueSink,
+  enqueueCrawl,
+  type CrawlQueues,
+} from "../../src/crawler/queues";
+import { buildCrawlDeps } from "../../src/crawler/runtime";
+import { createListSourceFactory } from "../../src/crawler/sources";
+import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
+import { loadConfig, type Config } from "../../src/shared/config";
+import { startOwnRedis, type OwnRedis } from "../../src/shared/own-services";
+import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
 const FLEET_SIZE = 300;
 
-describe('a crawl whose queued jobs Redis lost', () => {
+describe("a crawl whose queued jobs Redis lost", () => {
   let t: TestDatabase;
   let redis: OwnRedis;
   let fleet: RunningFleet;
@@ -31,19 +36,31 @@ describe('a crawl whose queued jobs Redis lost', () => {
   let workers: RunningWorkers | null = null;
 
   beforeAll(async () => {
-    t = await createTestDatabase('gsindex_redis_lost');
+    t = await createTestDatabase("gsindex_redis_lost");
     redis = await startOwnRedis();
-    fleet = await startFleet(makeFleet({ count: FLEET_SIZE, seed: 11, basePort: 0, mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 } }));
+    fleet = await startFleet(
+      makeFleet({
+        count: FLEET_SIZE,
+        seed: 11,
+        basePort: 0,
+        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
+      }),
+    );
     config = loadConfig({
       DATABASE_URL: t.url,
       REDIS_URL: redis.url,
-      GSINDEX_QUEUE_PREFIX: 'gsindex-redis-lost',
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
-      QUERY_TIMEOUT_MS: '3000',
-      JOB_BACKOFF_MS: '200',
-      MIGRATE_ON_START: '0',
+      GSINDEX_QUEUE_PREFIX: "gsindex-redis-lost",
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
+      QUERY_TIMEOUT_MS: "3000",
+      JOB_BACKOFF_MS: "200",
+      MIGRATE_ON_START: "0",
     });
-    queues = createCrawlQueues({ redisUrl: redis.url, prefix: config.queuePrefix, jobAttempts: config.jobAttempts, jobBackoffMs: config.jobBackoffMs });
+    queues = createCrawlQueues({
+      redisUrl: redis.url,
+      prefix: config.queuePrefix,
+      jobAttempts: config.jobAttempts,
+      jobBackoffMs: config.jobBackoffMs,
+    });
   });
 
   afterAll(async () => {
@@ -54,16 +71,32 @@ describe('a crawl whose queued jobs Redis lost', () => {
     await t?.drop();
   });
 
-  it('enqueues the lost steps again at the next tick, and the crawl completes with every server sampled once', async () => {
-    const logger = pino({ level: 'silent' });
+  it("enqueues the lost steps again at the next tick, and the crawl completes with every server sampled once", async () => {
+    const logger = pino({ level: "silent" });
     const source = await t.db.masterSource.create({
-      data: { name: 'lost-jobs', kind: 'ADDRESS_LIST', host: 'list', intervalMs: 60_000, options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) } },
+      data: {
+        name: "lost-jobs",
+        kind: "ADDRESS_LIST",
+        host: "list",
+        intervalMs: 60_000,
+        options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) },
+      },
     });
-    const deps = buildCrawlDeps({ config, db: t.db, logger, sink: createQueueSink(queues), listSources: createListSourceFactory(config) });
+    const deps = buildCrawlDeps({
+      config,
+      db: t.db,
+      logger,
+      sink: createQueueSink(queues),
+      listSources: createListSourceFactory(config),
+    });
 
     // A crawl that got as far as a worker takes it before Redis dies: opened, listed, its query batches queued.
-    const opened = await startCrawl(deps, { sourceId: source.id, key: crawlKeyOf(source.name, Date.now()), startedAt: new Date() });
-    if (!opened) throw new Error('the crawl did not open');
+    const opened = await startCrawl(deps, {
+      sourceId: source.id,
+      key: crawlKeyOf(source.name, Date.now()),
+      startedAt: new Date(),
+    });
+    if (!opened) throw new Error("the crawl did not open");
     for (const run of await t.db.crawlRun.findMany({ where: { crawlId: opened.id } })) {
       await listRun(deps, { crawlId: opened.id, crawlKey: opened.key, runId: Number(run.id) });
     }
@@ -74,7 +107,11 @@ describe('a crawl whose queued jobs Redis lost', () => {
 
     await redis.kill();
     await redis.restart();
-    await waitFor('the queue to reconnect to the new, empty Redis', async () => (await queues.query.count()) === 0, { timeoutMs: 30_000, retryErrors: true });
+    await waitFor(
+      "the queue to reconnect to the new, empty Redis",
+      async () => (await queues.query.count()) === 0,
+      { timeoutMs: 30_000, retryErrors: true },
+    );
 
     // The source's next tick: it finds the crawl running, is skipped, and hands the crawl its steps again.
     const workerSettings = {
@@ -90,7 +127,7 @@ describe('a crawl whose queued jobs Redis lost', () => {
     workers = startWorkers(deps, workerSettings, logger);
     await enqueueCrawl(queues, source.id);
     const finished = await waitFor(
-      'the crawl that lost its jobs to finish',
+      "the crawl that lost its jobs to finish",
       async () => {
         const c = await t.db.crawl.findUnique({ where: { id: crawl.id } });
         return c?.finishedAt ? c : null;

@@ -4,27 +4,33 @@
  * from a few seconds after the mutation on, no packet reaches the fleet (counted by the simulated
  * servers), the crawl is closed as cancelled, and none of its jobs is left queued.
  */
-import { randomBytes } from 'node:crypto';
-import { createCrawlQueues, createQueueSink, enqueueCrawl, removeSourceJobs, type CrawlQueues } from '../../src/crawler/queues';
-import type { Querier } from '../../src/crawler/querier';
-import { buildCrawlDeps, createDefaultQuerier } from '../../src/crawler/runtime';
-import { startWorkers, type RunningWorkers } from '../../src/crawler/workers';
-import { loadConfig, type Config } from '../../src/shared/config';
-import { silentLogger } from '../../src/shared/logger';
-import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
-import { makeFleet } from '../../src/simulator/make-fleet';
-import { auth, startTestApi, type TestApi } from '../graphql/helpers/api';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { dropRedisPrefix } from '../helpers/redis';
-import { waitFor } from '../helpers/wait-for';
+import { randomBytes } from "node:crypto";
+import {
+  createCrawlQueues,
+  createQueueSink,
+  enqueueCrawl,
+  removeSourceJobs,
+  type CrawlQueues,
+} from "../../src/crawler/queues";
+import type { Querier } from "../../src/crawler/querier";
+import { buildCrawlDeps, createDefaultQuerier } from "../../src/crawler/runtime";
+import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
+import { loadConfig, type Config } from "../../src/shared/config";
+import { silentLogger } from "../../src/shared/logger";
+import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { auth, startTestApi, type TestApi } from "../graphql/helpers/api";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { dropRedisPrefix } from "../helpers/redis";
+import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVERS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('cancelling a source', () => {
+describe("cancelling a source", () => {
   let t: TestDatabase;
   let fleet: RunningFleet;
   let config: Config;
@@ -34,27 +40,59 @@ describe('cancelling a source', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    fleet = await startFleet(makeFleet({ count: SERVERS, seed: 9, basePort: 0, mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 } }));
+    fleet = await startFleet(
+      makeFleet({
+        count: SERVERS,
+        seed: 9,
+        basePort: 0,
+        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
+      }),
+    );
     config = loadConfig({
       DATABASE_URL: t.url,
       REDIS_URL,
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString('hex')}`,
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       // 300 simulated servers on 127.0.0.1: more ports on one IP than the farm rule allows.
-      FARM_RULE_EXEMPT_RANGES: '127.0.0.1',
-      QUERY_TIMEOUT_MS: '1000',
-      QUERY_BATCH_SIZE: '10',
-      MIGRATE_ON_START: '0',
+      FARM_RULE_EXEMPT_RANGES: "127.0.0.1",
+      QUERY_TIMEOUT_MS: "1000",
+      QUERY_BATCH_SIZE: "10",
+      MIGRATE_ON_START: "0",
     });
-    queues = createCrawlQueues({ redisUrl: REDIS_URL, prefix: config.queuePrefix, jobAttempts: 3, jobBackoffMs: 200 });
+    queues = createCrawlQueues({
+      redisUrl: REDIS_URL,
+      prefix: config.queuePrefix,
+      jobAttempts: 3,
+      jobBackoffMs: 200,
+    });
     const q = queues;
-    api = await startTestApi({ db: t.db, enqueue: { cancelSource: async (source) => void (await removeSourceJobs(q, source)) } });
+    api = await startTestApi({
+      db: t.db,
+      enqueue: { cancelSource: async (source) => void (await removeSourceJobs(q, source)) },
+    });
     const real = createDefaultQuerier(config);
     // Slowed, so the crawl is still running when the mutation comes (~30 batches of 10, 2 at a time).
-    const querier: Querier = { query: async (target, signal) => (await sleep(250), real.query(target, signal)) };
+    const querier: Querier = {
+      query: async (target, signal) => (await sleep(250), real.query(target, signal)),
+    };
     workers = startWorkers(
-      buildCrawlDeps({ config, db: t.db, logger: silentLogger, sink: createQueueSink(queues), querier }),
-      { redisUrl: REDIS_URL, prefix: config.queuePrefix, concurrency: 2, stalledIntervalMs: 5000, lockDurationMs: 10_000, historyRawDays: 7, historyRollupDays: 0, graceMs: 5000 },
+      buildCrawlDeps({
+        config,
+        db: t.db,
+        logger: silentLogger,
+        sink: createQueueSink(queues),
+        querier,
+      }),
+      {
+        redisUrl: REDIS_URL,
+        prefix: config.queuePrefix,
+        concurrency: 2,
+        stalledIntervalMs: 5000,
+        lockDurationMs: 10_000,
+        historyRawDays: 7,
+        historyRollupDays: 0,
+        graceMs: 5000,
+      },
       silentLogger,
     );
   });
@@ -68,14 +106,24 @@ describe('cancelling a source', () => {
     await t?.drop();
   });
 
-  async function crawlThen(name: string, mutation: (sourceId: number) => Promise<void>): Promise<{ crawlKey: string }> {
+  async function crawlThen(
+    name: string,
+    mutation: (sourceId: number) => Promise<void>,
+  ): Promise<{ crawlKey: string }> {
     const source = await t.db.masterSource.create({
-      data: { name, kind: 'ADDRESS_LIST', host: 'list', options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) } },
+      data: {
+        name,
+        kind: "ADDRESS_LIST",
+        host: "list",
+        options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) },
+      },
     });
     const base = fleet.stats().requests;
     await enqueueCrawl(queues, source.id);
     // Mid-crawl: some servers queried, most not yet.
-    await waitFor('20 queries of the crawl', () => fleet.stats().requests >= base + 20, { timeoutMs: 30_000 });
+    await waitFor("20 queries of the crawl", () => fleet.stats().requests >= base + 20, {
+      timeoutMs: 30_000,
+    });
     expect(fleet.stats().requests).toBeGreaterThanOrEqual(base + 20);
     const crawl = await t.db.crawl.findFirstOrThrow({ where: { sourceId: source.id } });
     await mutation(source.id);
@@ -84,26 +132,39 @@ describe('cancelling a source', () => {
     const after = fleet.stats().requests;
     await sleep(5000);
     expect(fleet.stats().requests).toBe(after);
-    const left = [...(await queues.crawl.getJobs(['wait', 'delayed', 'prioritized', 'active'])), ...(await queues.query.getJobs(['wait', 'delayed', 'prioritized', 'active']))];
+    const left = [
+      ...(await queues.crawl.getJobs(["wait", "delayed", "prioritized", "active"])),
+      ...(await queues.query.getJobs(["wait", "delayed", "prioritized", "active"])),
+    ];
     expect(left.map((j) => j.id).filter((id) => id?.includes(crawl.key))).toEqual([]);
     return { crawlKey: crawl.key };
   }
 
-  it('stops the crawl of a source disabled through the API', async () => {
-    const { crawlKey } = await crawlThen('to-disable', async (id) => {
-      const res = await api.gql(`mutation { updateSource(id: ${id}, input: { enabled: false }) { id enabled } }`, {}, auth());
+  it("stops the crawl of a source disabled through the API", async () => {
+    const { crawlKey } = await crawlThen("to-disable", async (id) => {
+      const res = await api.gql(
+        `mutation { updateSource(id: ${id}, input: { enabled: false }) { id enabled } }`,
+        {},
+        auth(),
+      );
       expect(res.errors).toBeUndefined();
     });
-    expect(await t.db.crawl.findUniqueOrThrow({ where: { key: crawlKey } })).toMatchObject({ partial: true, error: 'cancelled: its source was disabled' });
+    expect(await t.db.crawl.findUniqueOrThrow({ where: { key: crawlKey } })).toMatchObject({
+      partial: true,
+      error: "cancelled: its source was disabled",
+    });
     const crawl = await t.db.crawl.findUniqueOrThrow({ where: { key: crawlKey } });
     expect(crawl.finishedAt).toEqual(expect.any(Date));
     // Stopped, not finished: most of its batches never ran.
-    const batches = await t.db.crawlBatch.findMany({ where: { crawlId: crawl.id }, select: { doneAt: true } });
+    const batches = await t.db.crawlBatch.findMany({
+      where: { crawlId: crawl.id },
+      select: { doneAt: true },
+    });
     expect(batches.filter((b) => b.doneAt === null).length).toBeGreaterThan(batches.length / 2);
   });
 
-  it('stops the crawl of a source removed through the API', async () => {
-    const { crawlKey } = await crawlThen('to-remove', async (id) => {
+  it("stops the crawl of a source removed through the API", async () => {
+    const { crawlKey } = await crawlThen("to-remove", async (id) => {
       const res = await api.gql(`mutation { removeSource(id: ${id}) }`, {}, auth());
       expect(res.errors).toBeUndefined();
     });

@@ -5,12 +5,17 @@
  * against real PostgreSQL. Every write takes its row locks in one order: no deadlock (40P01), no
  * transaction timeout, no write lost.
  */
-import { finishCrawl, listRuns, openCrawl } from '../../src/crawler/store/crawl-store';
-import { ensureSamplePartition } from '../../src/crawler/store/partitions';
-import { recordListing, writeBatchOutcomes, type BatchOutcome, type ListingRow } from '../../src/crawler/store/server-store';
-import { createDb, type Db } from '../../src/shared/db';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { makeStatus } from '../helpers/status';
+import { finishCrawl, listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
+import { ensureSamplePartition } from "../../src/crawler/store/partitions";
+import {
+  recordListing,
+  writeBatchOutcomes,
+  type BatchOutcome,
+  type ListingRow,
+} from "../../src/crawler/store/server-store";
+import { createDb, type Db } from "../../src/shared/db";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { makeStatus } from "../helpers/status";
 
 jest.setTimeout(240_000);
 
@@ -39,10 +44,21 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
 
 const row = (i: number): ListingRow => {
   const ip = `127.0.${1 + (i % 5)}.${1 + (i % 200)}`;
-  return { address: ip, ip, queryPort: 20_000 + i, gamePort: null, region: 3, protocol: 'source', notQueryable: false, isRelay: false, managed: false, reported: null };
+  return {
+    address: ip,
+    ip,
+    queryPort: 20_000 + i,
+    gamePort: null,
+    region: 3,
+    protocol: "source",
+    notQueryable: false,
+    isRelay: false,
+    managed: false,
+    reported: null,
+  };
 };
 
-describe('concurrent writers over the same servers', () => {
+describe("concurrent writers over the same servers", () => {
   let t: TestDatabase;
   let db: Db;
 
@@ -56,9 +72,13 @@ describe('concurrent writers over the same servers', () => {
     await t?.drop();
   });
 
-  it('deadlocks nowhere and loses nothing', async () => {
+  it("deadlocks nowhere and loses nothing", async () => {
     const random = rng(11);
-    const sources = await Promise.all(['master', 'web-api'].map((name) => db.masterSource.create({ data: { name, kind: 'ADDRESS_LIST', host: name } })));
+    const sources = await Promise.all(
+      ["master", "web-api"].map((name) =>
+        db.masterSource.create({ data: { name, kind: "ADDRESS_LIST", host: name } }),
+      ),
+    );
     const rows = Array.from({ length: SERVERS }, (_, i) => row(i));
     const failures: string[] = [];
     const track = <T>(p: Promise<T>): Promise<T | null> =>
@@ -75,7 +95,12 @@ describe('concurrent writers over the same servers', () => {
       const opened = await Promise.all(
         sources.map(async (s, i) => {
           // Distinct crawl times: one sample per server and crawl time.
-          const c = await openCrawl(db, { key: `${s.name}-${round}`, sourceId: s.id, startedAt: new Date(Date.now() + i), splits: [{ region: 3, split: '' }] });
+          const c = await openCrawl(db, {
+            key: `${s.name}-${round}`,
+            sourceId: s.id,
+            startedAt: new Date(Date.now() + i),
+            splits: [{ region: 3, split: "" }],
+          });
           await ensureSamplePartition(db, c.startedAt);
           const [run] = await listRuns(db, c.id);
           return { c, runId: run!.id, sourceId: s.id };
@@ -83,14 +108,28 @@ describe('concurrent writers over the same servers', () => {
       );
       // A crawl of each source that closes with every server of its source missed (started "later").
       const closers = await Promise.all(
-        sources.map((s) => openCrawl(db, { key: `${s.name}-close-${round}`, sourceId: s.id, startedAt: new Date(Date.now() + 3600_000), splits: [] })),
+        sources.map((s) =>
+          openCrawl(db, {
+            key: `${s.name}-close-${round}`,
+            sourceId: s.id,
+            startedAt: new Date(Date.now() + 3600_000),
+            splits: [],
+          }),
+        ),
       );
       const work: Promise<unknown>[] = [];
       // Both sources list the whole fleet, each in its own order.
       const listings = opened.map((o) =>
         track(
           recordListing(db, {
-            crawlId: o.c.id, crawlAt: o.c.startedAt, runId: o.runId, sourceId: o.sourceId, label: 'r3-0', batchSize: 25, partial: false, error: null,
+            crawlId: o.c.id,
+            crawlAt: o.c.startedAt,
+            runId: o.runId,
+            sourceId: o.sourceId,
+            label: "r3-0",
+            batchSize: 25,
+            partial: false,
+            error: null,
             rows: shuffled(rows, random),
           }),
         ),
@@ -102,13 +141,27 @@ describe('concurrent writers over the same servers', () => {
           work.push(
             track(
               (async () => {
-                const batch = await db.crawlBatch.findUniqueOrThrow({ where: { crawlId_batchKey: { crawlId: p.crawlId, batchKey } } });
-                const outcomes: BatchOutcome[] = shuffled(batch.serverIds.map(Number), random).map((id) =>
-                  random() < 0.5
-                    ? { serverId: id, kind: 'answered', status: makeStatus({ name: `s${id}`, players: id % 7 }), pingMs: 5 }
-                    : { serverId: id, kind: 'failed', code: 'TIMEOUT' },
+                const batch = await db.crawlBatch.findUniqueOrThrow({
+                  where: { crawlId_batchKey: { crawlId: p.crawlId, batchKey } },
+                });
+                const outcomes: BatchOutcome[] = shuffled(batch.serverIds.map(Number), random).map(
+                  (id) =>
+                    random() < 0.5
+                      ? {
+                          serverId: id,
+                          kind: "answered",
+                          status: makeStatus({ name: `s${id}`, players: id % 7 }),
+                          pingMs: 5,
+                        }
+                      : { serverId: id, kind: "failed", code: "TIMEOUT" },
                 );
-                const r = await writeBatchOutcomes(db, { crawlId: p.crawlId, crawlAt: p.crawlAt, batchKey, offlineAfterFailures: 2, outcomes });
+                const r = await writeBatchOutcomes(db, {
+                  crawlId: p.crawlId,
+                  crawlAt: p.crawlAt,
+                  batchKey,
+                  offlineAfterFailures: 2,
+                  outcomes,
+                });
                 written += r.written;
                 expectedSamples += outcomes.length;
               })(),
@@ -116,11 +169,20 @@ describe('concurrent writers over the same servers', () => {
           );
         }
       }
-      work.push(...closers.map((c) => track(finishCrawl(db, c.id, { delistAfterMissedCrawls: 1000, fakePortsPerIp: 0 }))));
+      work.push(
+        ...closers.map((c) =>
+          track(finishCrawl(db, c.id, { delistAfterMissedCrawls: 1000, fakePortsPerIp: 0 })),
+        ),
+      );
       await Promise.all(work);
       previous = [];
       for (const [i, l] of (await Promise.all(listings)).entries()) {
-        if (l) previous.push({ crawlId: opened[i]!.c.id, crawlAt: opened[i]!.c.startedAt, batchKeys: l.batchKeys });
+        if (l)
+          previous.push({
+            crawlId: opened[i]!.c.id,
+            crawlAt: opened[i]!.c.startedAt,
+            batchKeys: l.batchKeys,
+          });
       }
     }
 

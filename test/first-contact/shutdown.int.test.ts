@@ -3,14 +3,14 @@
  * STOP_GRACE_MS plus a margin, whatever its jobs are doing, and the jobs it did not finish are handed
  * back, so the same crawl completes once the service is started again.
  */
-import { randomBytes } from 'node:crypto';
-import { freePort } from '../../src/shared/free-port';
-import { startFleet, type RunningFleet } from '../../src/simulator/fleet';
-import { makeFleet } from '../../src/simulator/make-fleet';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { dropRedisPrefix } from '../helpers/redis';
-import { startServeChild, type ServeChild } from '../helpers/serve-child';
-import { waitFor } from '../helpers/wait-for';
+import { randomBytes } from "node:crypto";
+import { freePort } from "../../src/shared/free-port";
+import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { dropRedisPrefix } from "../helpers/redis";
+import { startServeChild, type ServeChild } from "../helpers/serve-child";
+import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(240_000);
 
@@ -19,16 +19,23 @@ const GRACE_MS = 1000;
 // generous for a loaded machine (the target is grace + 2 s).
 const EXIT_BOUND_MS = GRACE_MS + 5000;
 
-describe('gsindex serve on SIGTERM mid-crawl', () => {
+describe("gsindex serve on SIGTERM mid-crawl", () => {
   let database: TestDatabase;
   let fleet: RunningFleet;
-  const prefix = `gsindex-stop-${randomBytes(4).toString('hex')}`;
+  const prefix = `gsindex-stop-${randomBytes(4).toString("hex")}`;
   const children: ServeChild[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('gsindex_shutdown');
+    database = await createTestDatabase("gsindex_shutdown");
     // About one server in seven never answers: every query batch waits out an 8 s timeout.
-    fleet = await startFleet(makeFleet({ count: 200, seed: 11, basePort: 0, mix: { silent: 0.15, malformed: 0, lossy: 0, slow: 0 } }));
+    fleet = await startFleet(
+      makeFleet({
+        count: 200,
+        seed: 11,
+        basePort: 0,
+        mix: { silent: 0.15, malformed: 0, lossy: 0, slow: 0 },
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -41,21 +48,27 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
   const start = async (): Promise<ServeChild> => {
     const child = startServeChild([], {
       DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       GSINDEX_QUEUE_PREFIX: prefix,
-      API_HOST: '127.0.0.1',
+      API_HOST: "127.0.0.1",
       API_PORT: String(await freePort()),
-      MANAGEMENT_HOST: '127.0.0.1',
+      MANAGEMENT_HOST: "127.0.0.1",
       MANAGEMENT_PORT: String(await freePort()),
-      MIGRATE_ON_START: '0',
-      ADDRESS_ALLOW_LIST: '127.0.0.0/8',
+      MIGRATE_ON_START: "0",
+      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       STOP_GRACE_MS: String(GRACE_MS),
-      QUERY_TIMEOUT_MS: '8000',
-      QUERY_RETRIES: '0',
-      QUERY_BATCH_SIZE: '20',
-      QUERY_CONCURRENCY: '30',
+      QUERY_TIMEOUT_MS: "8000",
+      QUERY_RETRIES: "0",
+      QUERY_BATCH_SIZE: "20",
+      QUERY_CONCURRENCY: "30",
       MASTER_SOURCES: JSON.stringify([
-        { name: 'fixed', kind: 'ADDRESS_LIST', host: 'local', intervalMs: 3_600_000, options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) } },
+        {
+          name: "fixed",
+          kind: "ADDRESS_LIST",
+          host: "local",
+          intervalMs: 3_600_000,
+          options: { addresses: fleet.specs.map((s) => `${s.host}:${s.queryPort}`) },
+        },
       ]),
     });
     children.push(child);
@@ -63,40 +76,59 @@ describe('gsindex serve on SIGTERM mid-crawl', () => {
   };
 
   const fixedCrawl = async () => {
-    const crawls = await database.db.crawl.findMany({ where: { source: { name: 'fixed' } }, orderBy: { id: 'asc' } });
+    const crawls = await database.db.crawl.findMany({
+      where: { source: { name: "fixed" } },
+      orderBy: { id: "asc" },
+    });
     return crawls[0] ?? null;
   };
 
-  it('exits within the grace period and the crawl completes after a restart', async () => {
+  it("exits within the grace period and the crawl completes after a restart", async () => {
     const first = await start();
-    await waitFor('the crawl to be under way', async () => {
-      const crawl = await fixedCrawl();
-      return crawl !== null && crawl.finishedAt === null && crawl.queried > 0;
-    }, { timeoutMs: 90_000, intervalMs: 100, describe: () => first.lines.slice(-20).join('\n') });
+    await waitFor(
+      "the crawl to be under way",
+      async () => {
+        const crawl = await fixedCrawl();
+        return crawl !== null && crawl.finishedAt === null && crawl.queried > 0;
+      },
+      { timeoutMs: 90_000, intervalMs: 100, describe: () => first.lines.slice(-20).join("\n") },
+    );
 
     const signalledAt = Date.now();
-    first.child.kill('SIGTERM');
+    first.child.kill("SIGTERM");
     const exit = await first.exited;
     const tookMs = exit.atMs - signalledAt;
-    expect({ code: exit.code, withinBound: tookMs < EXIT_BOUND_MS, tookMs }).toEqual({ code: 0, withinBound: true, tookMs });
+    expect({ code: exit.code, withinBound: tookMs < EXIT_BOUND_MS, tookMs }).toEqual({
+      code: 0,
+      withinBound: true,
+      tookMs,
+    });
     const stopped = await fixedCrawl();
     expect(stopped?.finishedAt).toBeNull();
 
     await start();
-    await waitFor('the crawl to finish after the restart', async () => (await fixedCrawl())?.finishedAt != null, { timeoutMs: 150_000, intervalMs: 500 });
+    await waitFor(
+      "the crawl to finish after the restart",
+      async () => (await fixedCrawl())?.finishedAt != null,
+      { timeoutMs: 150_000, intervalMs: 500 },
+    );
     const crawl = await fixedCrawl();
     expect(crawl?.listed).toBe(200);
     expect(crawl?.queried).toBe(200);
   });
 
-  it('takes the same stop request delivered twice at once (Ctrl-C to the process group, forwarded by npm) as one graceful stop', async () => {
+  it("takes the same stop request delivered twice at once (Ctrl-C to the process group, forwarded by npm) as one graceful stop", async () => {
     const child = await start();
-    await waitFor("gsindex serve's 'gsindex serving' line", () => child.lines.some((l) => l.includes('gsindex serving')), { timeoutMs: 90_000, intervalMs: 100, describe: () => child.lines.slice(-20).join('\n') });
-    child.child.kill('SIGINT');
-    child.child.kill('SIGINT');
+    await waitFor(
+      "gsindex serve's 'gsindex serving' line",
+      () => child.lines.some((l) => l.includes("gsindex serving")),
+      { timeoutMs: 90_000, intervalMs: 100, describe: () => child.lines.slice(-20).join("\n") },
+    );
+    child.child.kill("SIGINT");
+    child.child.kill("SIGINT");
     const exit = await child.exited;
     expect(exit.code).toBe(0);
-    expect(child.lines.some((l) => l.includes('second signal'))).toBe(false);
+    expect(child.lines.some((l) => l.includes("second signal"))).toBe(false);
     expect(child.lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
   });
 });

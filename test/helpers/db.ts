@@ -2,16 +2,19 @@
  * A fresh, uniquely named PostgreSQL database per test suite, migrated with the real runner, dropped
  * afterwards. Uses the server in TEST_DATABASE_URL / DATABASE_URL (default the local one).
  */
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { migrate } from '../../src/migrate';
-import { createDb, type Db } from '../../src/shared/db';
-import { withDatabase } from '../../src/shared/services';
+import { randomBytes } from "node:crypto";
+import { Client } from "pg";
+import { migrate } from "../../src/migrate";
+import { createDb, type Db } from "../../src/shared/db";
+import { withDatabase } from "../../src/shared/services";
 
-export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_SERVER_URL =
+  process.env.TEST_DATABASE_URL ??
+  process.env.DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/postgres";
 
 async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: withDatabase(TEST_SERVER_URL, 'postgres') });
+  const client = new Client({ connectionString: withDatabase(TEST_SERVER_URL, "postgres") });
   await client.connect();
   try {
     return await fn(client);
@@ -29,8 +32,12 @@ export interface TestDatabase {
 }
 
 /** `migrationsDir`: migrate with the migrations there instead of the repository's (a database at an older migration). */
-export async function createTestDatabase(prefix = 'gsindex_test', options: { migrationsDir?: string } = {}): Promise<TestDatabase> {
-  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`.toLowerCase();
+export async function createTestDatabase(
+  prefix = "gsindex_test",
+  options: { migrationsDir?: string } = {},
+): Promise<TestDatabase> {
+  const name =
+    `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`.toLowerCase();
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   const url = withDatabase(TEST_SERVER_URL, name);
   await migrate(url, options.migrationsDir ? { dir: options.migrationsDir } : {});

@@ -1,5 +1,5 @@
-import type { Querier } from '../../src/crawler/querier';
-import { createProtocolQuerier } from '../../src/crawler/queriers/protocol-querier';
+import type { Querier } from "../../src/crawler/querier";
+import { createProtocolQuerier } from "../../src/crawler/queriers/protocol-querier";
 
 /**
  * The real querier, refusing (as a test failure) anything but loopback: nothing else may be sent to.
@@ -10,7 +10,8 @@ export function loopbackOnly(asked: string[]): Querier {
   return {
     query(target, signal) {
       asked.push(`${target.host}:${target.queryPort}`);
-      if (!target.host.startsWith('127.')) throw new Error(`the crawler tried to query ${target.host}`);
+      if (!target.host.startsWith("127."))
+        throw new Error(`the crawler tried to query ${target.host}`);
       return real.query(target, signal);
     },
   };

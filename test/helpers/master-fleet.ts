@@ -1,1 +1,1 @@
-export { makeListFleet as makeListTestFleet } from '../../src/simulator/list-fleet';
+export { makeListFleet as makeListTestFleet } from "../../src/simulator/list-fleet";

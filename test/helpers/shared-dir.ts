@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from "node:fs";
+import path from "node:path";
 
 /**
  * Where ../shared (captures, seeds) is: GSINDEX_SHARED_DIR, else the folder `shared` beside the
@@ -8,7 +8,7 @@ import path from 'node:path';
 export function sharedDir(): string | null {
   const fromEnv = process.env.GSINDEX_SHARED_DIR;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
-  const beside = path.resolve(__dirname, '..', '..', '..', 'shared');
+  const beside = path.resolve(__dirname, "..", "..", "..", "shared");
   return existsSync(beside) ? beside : null;
 }
 
@@ -17,7 +17,7 @@ export function describeWithShared(name: string, body: (dir: string) => void): v
   const dir = sharedDir();
   if (dir === null) {
     describe.skip(`${name} (skipped: ../shared with the captures is not beside this checkout)`, () => {
-      it('needs ../shared', () => undefined);
+      it("needs ../shared", () => undefined);
     });
     return;
   }

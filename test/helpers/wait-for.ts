@@ -25,24 +25,33 @@ export interface WaitForOptions {
  * Calls `probe` until it returns something other than null, undefined or false, and returns that value.
  * Throws `timed out after N ms waiting for <what>` when `timeoutMs` passes first.
  */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, options: WaitForOptions): Promise<Exclude<T, NotYet>> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  options: WaitForOptions,
+): Promise<Exclude<T, NotYet>> {
   const { timeoutMs, intervalMs = 100, retryErrors = false } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
       const value = await probe();
-      if (value !== null && value !== undefined && value !== false) return value as Exclude<T, NotYet>;
+      if (value !== null && value !== undefined && value !== false)
+        return value as Exclude<T, NotYet>;
     } catch (err) {
       if (!retryErrors) throw err;
       lastError = err;
     }
     if (Date.now() >= deadline) {
       const details = [
-        lastError === undefined ? '' : `last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
-        options.describe?.() ?? '',
-      ].filter((d) => d !== '');
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${details.length > 0 ? `\n${details.join('\n')}` : ''}`);
+        lastError === undefined
+          ? ""
+          : `last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+        options.describe?.() ?? "",
+      ].filter((d) => d !== "");
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${details.length > 0 ? `\n${details.join("\n")}` : ""}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

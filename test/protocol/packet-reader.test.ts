@@ -1,39 +1,39 @@
-import { ProtocolError } from '../../src/protocol';
-import { PacketReader } from '../../src/protocol/wire/packet-reader';
+import { ProtocolError } from "../../src/protocol";
+import { PacketReader } from "../../src/protocol/wire/packet-reader";
 
-describe('PacketReader', () => {
-  it('reads little-endian integers, floats and C strings', () => {
-    const buf = Buffer.from('010200030007686900' + '0000803f', 'hex');
+describe("PacketReader", () => {
+  it("reads little-endian integers, floats and C strings", () => {
+    const buf = Buffer.from("010200030007686900" + "0000803f", "hex");
     const r = new PacketReader(buf);
     expect(r.u8()).toBe(1);
     expect(r.u16le()).toBe(2);
     expect(r.u16le()).toBe(3);
     expect(r.u8()).toBe(7);
-    expect(r.cstring()).toBe('hi');
+    expect(r.cstring()).toBe("hi");
     expect(r.f32le()).toBe(1);
     expect(r.atEnd).toBe(true);
   });
 
-  it('throws TRUNCATED with the offset on a read past the end', () => {
+  it("throws TRUNCATED with the offset on a read past the end", () => {
     const r = new PacketReader(Buffer.from([1, 2, 3]));
     r.u8();
     try {
       r.i32le();
-      throw new Error('expected a throw');
+      throw new Error("expected a throw");
     } catch (err) {
       expect(err).toBeInstanceOf(ProtocolError);
-      expect((err as ProtocolError).code).toBe('TRUNCATED');
+      expect((err as ProtocolError).code).toBe("TRUNCATED");
       expect((err as ProtocolError).offset).toBe(1);
     }
   });
 
-  it('throws TRUNCATED for a string without a NUL', () => {
-    const r = new PacketReader(Buffer.from('abc'));
-    expect(() => r.cstring()).toThrow(expect.objectContaining({ code: 'TRUNCATED', offset: 0 }));
+  it("throws TRUNCATED for a string without a NUL", () => {
+    const r = new PacketReader(Buffer.from("abc"));
+    expect(() => r.cstring()).toThrow(expect.objectContaining({ code: "TRUNCATED", offset: 0 }));
   });
 
-  it('keeps the exact bytes of invalid UTF-8', () => {
+  it("keeps the exact bytes of invalid UTF-8", () => {
     const r = new PacketReader(Buffer.from([0x61, 0xff, 0x62, 0]));
-    expect(r.cstringExact()).toEqual({ value: 'a\ufffdb', hex: '61ff62' });
+    expect(r.cstringExact()).toEqual({ value: "a\ufffdb", hex: "61ff62" });
   });
 });

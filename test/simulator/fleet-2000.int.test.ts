@@ -1,12 +1,24 @@
-import { queryServer, UdpTransport } from '../../src/protocol';
-import { playersOf, rulesOf } from '../../src/simulator/content';
-import { startFleet } from '../../src/simulator/fleet';
-import { makeFleet } from '../../src/simulator/make-fleet';
-import { CALM_MIX } from '../helpers/sim';
+import { queryServer, UdpTransport } from "../../src/protocol";
+import { playersOf, rulesOf } from "../../src/simulator/content";
+import { startFleet } from "../../src/simulator/fleet";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { CALM_MIX } from "../helpers/sim";
 
-describe('a fleet of 2,000 simulated servers queried at once over one transport', () => {
-  it('answers every server correctly', async () => {
-    const specs = makeFleet({ count: 2000, seed: 9, basePort: 0, mix: { ...CALM_MIX, challengeAll: 0.4, challengePlayersRules: 0.4, bigRules: 0.1, compressed: 0.3, reordering: 0.1 } });
+describe("a fleet of 2,000 simulated servers queried at once over one transport", () => {
+  it("answers every server correctly", async () => {
+    const specs = makeFleet({
+      count: 2000,
+      seed: 9,
+      basePort: 0,
+      mix: {
+        ...CALM_MIX,
+        challengeAll: 0.4,
+        challengePlayersRules: 0.4,
+        bigRules: 0.1,
+        compressed: 0.3,
+        reordering: 0.1,
+      },
+    });
     const fleet = await startFleet(specs);
     const transport = new UdpTransport();
     try {
@@ -17,7 +29,10 @@ describe('a fleet of 2,000 simulated servers queried at once over one transport'
         while (next < fleet.specs.length) {
           const i = next++;
           const s = fleet.specs[i]!;
-          results[i] = await queryServer({ host: s.host, port: s.queryPort }, { transport, timeoutMs: 5000, retries: 3 });
+          results[i] = await queryServer(
+            { host: s.host, port: s.queryPort },
+            { transport, timeoutMs: 5000, retries: 3 },
+          );
         }
       };
       await Promise.all(Array.from({ length: 250 }, worker));

@@ -2,20 +2,20 @@
  * `gsindex crawl --once [--source ID|NAME] [--master HOST:PORT] [--simulate N] [--json]`: one crawl in
  * the foreground (no Redis needed), a progress line on standard error, the totals at the end.
  */
-import { runCrawlOnce, type CrawlProgress } from '../../crawler/crawl-once';
-import { upsertConfiguredSources } from '../../crawler/scheduler';
-import { migrate } from '../../migrate';
-import { loadConfig, type AllowEntry, type Config } from '../../shared/config';
-import { createDb, type Db } from '../../shared/db';
-import { createLogger } from '../../shared/logger';
-import { startFleet, type RunningFleet } from '../../simulator/fleet';
-import { makeFleet } from '../../simulator/make-fleet';
-import { startSimValveMaster, type SimValveMaster } from '../../simulator/master';
-import { defineCommand } from '../define-command';
-import { parseHostPort, processIo, type CommandIo } from './io';
+import { runCrawlOnce, type CrawlProgress } from "../../crawler/crawl-once";
+import { upsertConfiguredSources } from "../../crawler/scheduler";
+import { migrate } from "../../migrate";
+import { loadConfig, type AllowEntry, type Config } from "../../shared/config";
+import { createDb, type Db } from "../../shared/db";
+import { createLogger } from "../../shared/logger";
+import { startFleet, type RunningFleet } from "../../simulator/fleet";
+import { makeFleet } from "../../simulator/make-fleet";
+import { startSimValveMaster, type SimValveMaster } from "../../simulator/master";
+import { defineCommand } from "../define-command";
+import { parseHostPort, processIo, type CommandIo } from "./io";
 
 const command = defineCommand({
-  name: 'crawl',
+  name: "crawl",
   usage: `usage: gsindex crawl --once [--source ID|NAME] [--master HOST:PORT [--rate N]] [--simulate N] [--json]
 
 Runs one crawl in the foreground and exits (PostgreSQL needed, Redis not).
@@ -27,12 +27,12 @@ Runs one crawl in the foreground and exits (PostgreSQL needed, Redis not).
   --json            totals as JSON on standard output
 Sources come from MASTER_SOURCES and the database; see also ADDRESS_ALLOW_LIST.`,
   options: {
-    once: { type: 'boolean' },
-    source: { type: 'string' },
-    master: { type: 'string' },
-    rate: { type: 'string' },
-    simulate: { type: 'string' },
-    json: { type: 'boolean' },
+    once: { type: "boolean" },
+    source: { type: "string" },
+    master: { type: "string" },
+    rate: { type: "string" },
+    simulate: { type: "string" },
+    json: { type: "boolean" },
   },
 });
 
@@ -42,7 +42,14 @@ function progressLine(name: string, p: CrawlProgress): string {
   return `${name}: listed ${p.listed} · queried ${p.queried} · answered ${p.answered} · failed ${p.failed} · written ${p.written} · ${rate}/s · ${seconds.toFixed(1)}s`;
 }
 
-async function sourceNamed(db: Db, name: string, kind: 'VALVE_UDP', host: string, port: number, options: Record<string, number>): Promise<number> {
+async function sourceNamed(
+  db: Db,
+  name: string,
+  kind: "VALVE_UDP",
+  host: string,
+  port: number,
+  options: Record<string, number>,
+): Promise<number> {
   const s = await db.masterSource.upsert({
     where: { name },
     create: { name, kind, host, port, options },
@@ -53,28 +60,37 @@ async function sourceNamed(db: Db, name: string, kind: 'VALVE_UDP', host: string
 
 export async function run(argv: string[], io: CommandIo = processIo): Promise<number> {
   const args = command.parse(argv, io);
-  if (typeof args === 'number') return args;
+  if (typeof args === "number") return args;
   const { values } = args;
   if (!values.once) {
-    io.stderr.write(`gsindex crawl: only --once is supported here; scheduled crawls run under 'gsindex serve'\n${command.usage}\n`);
+    io.stderr.write(
+      `gsindex crawl: only --once is supported here; scheduled crawls run under 'gsindex serve'\n${command.usage}\n`,
+    );
     return 2;
   }
   const simulate = values.simulate === undefined ? 0 : Number(values.simulate);
   if (!Number.isInteger(simulate) || simulate < 0 || simulate > 60_000) {
-    io.stderr.write('gsindex crawl: --simulate must be a whole number of servers (0-60000)\n');
+    io.stderr.write("gsindex crawl: --simulate must be a whole number of servers (0-60000)\n");
     return 2;
   }
   const rate = values.rate === undefined ? 20 : Number(values.rate);
   if (!Number.isFinite(rate) || rate < 0) {
-    io.stderr.write('gsindex crawl: --rate must be a number >= 0\n');
+    io.stderr.write("gsindex crawl: --rate must be a number >= 0\n");
     return 2;
   }
 
   let config: Config = loadConfig();
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 'gsindex-crawl');
+  const logger = createLogger(
+    config.logLevel === "info" ? "warn" : config.logLevel,
+    "gsindex-crawl",
+  );
   if (simulate > 0) {
-    const loopback = loadConfig({ ADDRESS_ALLOW_LIST: '127.0.0.0/8' }).addressAllowList as AllowEntry[];
-    config = Object.freeze({ ...config, addressAllowList: [...config.addressAllowList, ...loopback] });
+    const loopback = loadConfig({ ADDRESS_ALLOW_LIST: "127.0.0.0/8" })
+      .addressAllowList as AllowEntry[];
+    config = Object.freeze({
+      ...config,
+      addressAllowList: [...config.addressAllowList, ...loopback],
+    });
   }
   if (config.migrateOnStart) await migrate(config.databaseUrl);
   const db = createDb(config.databaseUrl);
@@ -86,24 +102,46 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     if (simulate > 0) {
       fleet = await startFleet(makeFleet({ count: simulate, seed: 1, basePort: 0 }));
       master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false });
-      io.stderr.write(`simulated ${fleet.specs.length} servers, master at ${master.address.host}:${master.address.port}\n`);
-      sourceIds = [await sourceNamed(db, 'simulated-master', 'VALVE_UDP', master.address.host, master.address.port, { requestsPerMinute: 0 })];
+      io.stderr.write(
+        `simulated ${fleet.specs.length} servers, master at ${master.address.host}:${master.address.port}\n`,
+      );
+      sourceIds = [
+        await sourceNamed(
+          db,
+          "simulated-master",
+          "VALVE_UDP",
+          master.address.host,
+          master.address.port,
+          { requestsPerMinute: 0 },
+        ),
+      ];
     } else if (values.master !== undefined) {
       const hp = parseHostPort(values.master, 27011);
-      const name = `master-${hp.host.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${hp.port}`.slice(0, 63);
-      sourceIds = [await sourceNamed(db, name, 'VALVE_UDP', hp.host, hp.port, { requestsPerMinute: rate })];
+      const name = `master-${hp.host.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${hp.port}`.slice(
+        0,
+        63,
+      );
+      sourceIds = [
+        await sourceNamed(db, name, "VALVE_UDP", hp.host, hp.port, { requestsPerMinute: rate }),
+      ];
     } else if (values.source !== undefined) {
       const key = values.source;
-      const s = /^\d+$/.test(key) ? await db.masterSource.findUnique({ where: { id: Number(key) } }) : await db.masterSource.findUnique({ where: { name: key } });
+      const s = /^\d+$/.test(key)
+        ? await db.masterSource.findUnique({ where: { id: Number(key) } })
+        : await db.masterSource.findUnique({ where: { name: key } });
       if (!s) {
         io.stderr.write(`gsindex crawl: no source ${JSON.stringify(key)}\n`);
         return 2;
       }
       sourceIds = [s.id];
     } else {
-      sourceIds = (await db.masterSource.findMany({ where: { enabled: true }, orderBy: { id: 'asc' } })).map((s) => s.id);
+      sourceIds = (
+        await db.masterSource.findMany({ where: { enabled: true }, orderBy: { id: "asc" } })
+      ).map((s) => s.id);
       if (sourceIds.length === 0) {
-        io.stderr.write('gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n');
+        io.stderr.write(
+          "gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n",
+        );
         return 2;
       }
     }
@@ -123,21 +161,23 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
           if (tty) io.stderr.write(`\r${progressLine(source.name, p)}\u001b[K`);
           else if (p.elapsedMs - lastLineMs >= 2000) {
             lastLineMs = p.elapsedMs;
-            io.stderr.write(progressLine(source.name, p) + '\n');
+            io.stderr.write(progressLine(source.name, p) + "\n");
           }
         },
       });
-      if (tty) io.stderr.write('\r\u001b[K');
-      io.stderr.write(progressLine(source.name, totals) + '\n');
+      if (tty) io.stderr.write("\r\u001b[K");
+      io.stderr.write(progressLine(source.name, totals) + "\n");
       results.push({ ...totals, source: source.name });
       const summary =
         `${source.name} crawl ${totals.key}: ${totals.listed} listed, ${totals.queried} queried, ${totals.answered} answered, ` +
-        `${totals.failed} failed, ${totals.written} samples written${totals.partial ? ', listing PARTIAL' : ''}` +
-        (totals.notQueryable > 0 ? `, ${totals.notQueryable} not queryable by the address policy (see ADDRESS_ALLOW_LIST)` : '') +
+        `${totals.failed} failed, ${totals.written} samples written${totals.partial ? ", listing PARTIAL" : ""}` +
+        (totals.notQueryable > 0
+          ? `, ${totals.notQueryable} not queryable by the address policy (see ADDRESS_ALLOW_LIST)`
+          : "") +
         ` in ${(totals.elapsedMs / 1000).toFixed(1)}s`;
-      if (!values.json) io.stdout.write(summary + '\n');
+      if (!values.json) io.stdout.write(summary + "\n");
     }
-    if (values.json) io.stdout.write(JSON.stringify(results) + '\n');
+    if (values.json) io.stdout.write(JSON.stringify(results) + "\n");
     return results.every((r) => r.finished) ? 0 : 1;
   } finally {
     await master?.close();

@@ -4,11 +4,16 @@
  * order. Each line gets one JSON line back: {"kind":...,"value":...} or {"error":{code,message,offset}}.
  * `run` takes its streams as a parameter so tests drive it without a child process.
  */
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
-import { LEGACY_CLI_PROTOCOLS, extractProtocol, isLegacyCliProtocol, runLegacyDecode } from './legacy-query';
-import { decodeDatagrams, isProtocolError, ProtocolError } from '../../protocol';
-import { defineCommand } from '../define-command';
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import {
+  LEGACY_CLI_PROTOCOLS,
+  extractProtocol,
+  isLegacyCliProtocol,
+  runLegacyDecode,
+} from "./legacy-query";
+import { decodeDatagrams, isProtocolError, ProtocolError } from "../../protocol";
+import { defineCommand } from "../define-command";
 
 export interface DecodeIo {
   stdin: Readable;
@@ -34,13 +39,17 @@ valid UTF-8 carry their exact bytes in a *Hex field; 64-bit ids are decimal stri
 
 options:
   --app-id N   the app id a client knows from A2S_INFO (2400 = The Ship's player layout)
-  --protocol P source (default) or an older protocol (${LEGACY_CLI_PROTOCOLS.join('|')}):
+  --protocol P source (default) or an older protocol (${LEGACY_CLI_PROTOCOLS.join("|")}):
                prints the normalised result with its raw key/values (gsindex decode --protocol quake3 --help)
   -h, --help   this text
 
 Exit status: 0 when every line decoded, 1 when any line printed an error, 2 on bad usage.`;
 
-const command = defineCommand({ name: 'decode', usage: HELP, options: { 'app-id': { type: 'string' } } });
+const command = defineCommand({
+  name: "decode",
+  usage: HELP,
+  options: { "app-id": { type: "string" } },
+});
 
 function parseHexLine(line: string): Buffer[] {
   return line
@@ -48,16 +57,19 @@ function parseHexLine(line: string): Buffer[] {
     .split(/\s+/)
     .map((token, index) => {
       if (!/^(?:[0-9a-fA-F]{2})*$/.test(token)) {
-        throw new ProtocolError('INVALID_ARGUMENT', `datagram ${index + 1} is not an even-length hex string`);
+        throw new ProtocolError(
+          "INVALID_ARGUMENT",
+          `datagram ${index + 1} is not an even-length hex string`,
+        );
       }
-      return Buffer.from(token, 'hex');
+      return Buffer.from(token, "hex");
     });
 }
 
 function errorLine(err: unknown): string {
   const error = isProtocolError(err)
     ? { code: err.code, message: err.message, offset: err.offset ?? null }
-    : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), offset: null };
+    : { code: "INTERNAL", message: err instanceof Error ? err.message : String(err), offset: null };
   return JSON.stringify({ error });
 }
 
@@ -66,30 +78,36 @@ function parseAppId(raw: string | undefined): number | undefined | null {
   return /^[0-9]{1,10}$/.test(raw) && Number(raw) <= 0xffffffff ? Number(raw) : null;
 }
 
-export async function run(argv: string[], io: DecodeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function run(
+  argv: string[],
+  io: DecodeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   // --protocol: the older protocols are decoded by legacy-query.ts; 'source' is this command.
   const selected = extractProtocol(argv);
   if (selected.protocol !== null) {
-    if (isLegacyCliProtocol(selected.protocol)) return runLegacyDecode(selected.protocol, selected.rest, io);
-    if (selected.protocol !== 'source') {
+    if (isLegacyCliProtocol(selected.protocol))
+      return runLegacyDecode(selected.protocol, selected.rest, io);
+    if (selected.protocol !== "source") {
       io.stderr.write(`gsindex decode: unknown protocol '${selected.protocol}'\n`);
       return 2;
     }
     argv = selected.rest;
   }
   const parsed = command.parse(argv, io);
-  if (typeof parsed === 'number') return parsed;
+  if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  const appId = parseAppId(values['app-id']);
+  const appId = parseAppId(values["app-id"]);
   if (appId === null) {
-    io.stderr.write(`gsindex decode: --app-id must be a non-negative integer, got ${JSON.stringify(values['app-id'])}\n`);
+    io.stderr.write(
+      `gsindex decode: --app-id must be a non-negative integer, got ${JSON.stringify(values["app-id"])}\n`,
+    );
     return 2;
   }
   const context = appId === undefined ? {} : { appId };
   let failed = false;
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
-    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     let out: string;
     try {
       out = JSON.stringify(decodeDatagrams(parseHexLine(line), context));
@@ -97,7 +115,7 @@ export async function run(argv: string[], io: DecodeIo = { stdin: process.stdin,
       failed = true;
       out = errorLine(err);
     }
-    io.stdout.write(out + '\n');
+    io.stdout.write(out + "\n");
   }
   return failed ? 1 : 0;
 }

@@ -12,14 +12,15 @@ export function parseHostPort(text: string, defaultPort: number): { host: string
   let host: string;
   let portText: string | undefined;
   if (bracketed) {
-    host = bracketed[1] ?? '';
+    host = bracketed[1] ?? "";
     portText = bracketed[2];
   } else if ((text.match(/:/g) ?? []).length === 1) {
-    [host = '', portText] = text.split(':');
+    [host = "", portText] = text.split(":");
   } else {
     host = text; // a bare name, IPv4, or an unbracketed IPv6 literal
   }
   const port = portText === undefined ? defaultPort : Number(portText);
-  if (host === '' || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`invalid address ${JSON.stringify(text)} (want HOST[:PORT])`);
+  if (host === "" || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`invalid address ${JSON.stringify(text)} (want HOST[:PORT])`);
   return { host, port };
 }

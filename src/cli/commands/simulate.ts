@@ -5,17 +5,24 @@
  * (`--slice K/P`, internal). With --json-out the fleet (SimServerSpec[] plus the layout) is written
  * to FILE once every server is up; a master simulator or a bench can load it.
  */
-import { writeFile } from 'node:fs/promises';
-import { startFleet, type RunningFleet } from '../../simulator/fleet';
-import { fleetLayout, layoutSpecs, sliceRange, startFleetProcesses, DEFAULT_SIM_BASE_PORT, type FleetLayout } from '../../simulator/fleet-processes';
-import type { SimServerSpec } from '../../simulator/fleet-spec';
-import type { FleetMix } from '../../simulator/make-fleet';
-import { defineCommand } from '../define-command';
-import { waitForStopSignal } from '../stop-signal';
-import type { CommandIo } from './io';
+import { writeFile } from "node:fs/promises";
+import { startFleet, type RunningFleet } from "../../simulator/fleet";
+import {
+  fleetLayout,
+  layoutSpecs,
+  sliceRange,
+  startFleetProcesses,
+  DEFAULT_SIM_BASE_PORT,
+  type FleetLayout,
+} from "../../simulator/fleet-processes";
+import type { SimServerSpec } from "../../simulator/fleet-spec";
+import type { FleetMix } from "../../simulator/make-fleet";
+import { defineCommand } from "../define-command";
+import { waitForStopSignal } from "../stop-signal";
+import type { CommandIo } from "./io";
 
 const command = defineCommand({
-  name: 'simulate',
+  name: "simulate",
   usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--json-out FILE]
 
 Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
@@ -28,21 +35,22 @@ Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --json-out    write {"layout":{...},"servers":[SimServerSpec...]} to this file once all are up
 Each server is one socket: a process holds about ulimit -n of them (children raise it to the hard limit).`,
   options: {
-    servers: { type: 'string' },
-    processes: { type: 'string' },
-    seed: { type: 'string' },
-    'base-port': { type: 'string' },
-    hosts: { type: 'string' },
-    mix: { type: 'string' },
-    'json-out': { type: 'string' },
-    slice: { type: 'string' },
+    servers: { type: "string" },
+    processes: { type: "string" },
+    seed: { type: "string" },
+    "base-port": { type: "string" },
+    hosts: { type: "string" },
+    mix: { type: "string" },
+    "json-out": { type: "string" },
+    slice: { type: "string" },
   },
 });
 
 function integer(text: string | undefined, name: string, fallback: number, min: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number >= ${min}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`--${name} must be a whole number >= ${min}`);
   return value;
 }
 
@@ -53,8 +61,8 @@ async function runSlice(layout: FleetLayout, slice: number, io: CommandIo): Prom
   const fleet = await startFleet(specs);
   io.stdout.write(`${JSON.stringify({ ready: true, slice, servers: fleet.specs.length })}\n`);
   const parentGone = new Promise<string>((resolve) => {
-    process.stdin.on('end', () => resolve('stdin closed'));
-    process.stdin.on('error', () => resolve('stdin error'));
+    process.stdin.on("end", () => resolve("stdin closed"));
+    process.stdin.on("error", () => resolve("stdin error"));
     process.stdin.resume();
   });
   await Promise.race([waitForStopSignal(), parentGone]);
@@ -72,9 +80,17 @@ function describeFleet(specs: SimServerSpec[]): string {
     entry.count += 1;
     byHost.set(s.host, entry);
   }
-  const lines = [...byHost].map(([host, r]) => `  ${host}  ports ${r.min}-${r.max}  (${r.count} servers)`);
-  if (specs.length <= 50) lines.push(...specs.map((s) => `  ${s.host.includes(':') ? `[${s.host}]` : s.host}:${s.queryPort}  ${s.state.game}: ${s.state.name}`));
-  return lines.join('\n');
+  const lines = [...byHost].map(
+    ([host, r]) => `  ${host}  ports ${r.min}-${r.max}  (${r.count} servers)`,
+  );
+  if (specs.length <= 50)
+    lines.push(
+      ...specs.map(
+        (s) =>
+          `  ${s.host.includes(":") ? `[${s.host}]` : s.host}:${s.queryPort}  ${s.state.game}: ${s.state.name}`,
+      ),
+    );
+  return lines.join("\n");
 }
 
 export async function run(argv: string[], io: CommandIo = process): Promise<number> {
@@ -82,30 +98,34 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
   let slice: number | null = null;
   let jsonOut: string | undefined;
   const args = command.parse(argv, io);
-  if (typeof args === 'number') return args;
+  if (typeof args === "number") return args;
   const { values } = args;
   try {
-    if (values.servers === undefined) throw new Error('--servers is required');
-    const count = integer(values.servers, 'servers', 0, 1);
-    const processes = integer(values.processes, 'processes', 1, 1);
+    if (values.servers === undefined) throw new Error("--servers is required");
+    const count = integer(values.servers, "servers", 0, 1);
+    const processes = integer(values.processes, "processes", 1, 1);
     const options: Parameters<typeof fleetLayout>[0] = {
       count,
       processes,
-      seed: integer(values.seed, 'seed', 1, 0),
-      basePort: integer(values['base-port'], 'base-port', DEFAULT_SIM_BASE_PORT, 0),
+      seed: integer(values.seed, "seed", 1, 0),
+      basePort: integer(values["base-port"], "base-port", DEFAULT_SIM_BASE_PORT, 0),
     };
-    if (values.hosts !== undefined) options.hosts = values.hosts.split(',').map((h) => h.trim());
+    if (values.hosts !== undefined) options.hosts = values.hosts.split(",").map((h) => h.trim());
     if (values.mix !== undefined) options.mix = JSON.parse(values.mix) as Partial<FleetMix>;
     layout = fleetLayout(options);
-    if (layout.basePort === 0 && processes > 1) throw new Error('--base-port 0 works with one process only');
-    jsonOut = values['json-out'];
+    if (layout.basePort === 0 && processes > 1)
+      throw new Error("--base-port 0 works with one process only");
+    jsonOut = values["json-out"];
     if (values.slice !== undefined) {
       const match = /^(\d+)\/(\d+)$/.exec(values.slice);
-      if (!match || Number(match[2]) !== processes || Number(match[1]) >= processes) throw new Error('--slice must be K/P with K < P');
+      if (!match || Number(match[2]) !== processes || Number(match[1]) >= processes)
+        throw new Error("--slice must be K/P with K < P");
       slice = Number(match[1]);
     }
   } catch (err) {
-    io.stderr.write(`gsindex simulate: ${err instanceof Error ? err.message : String(err)}\n${command.usage}\n`);
+    io.stderr.write(
+      `gsindex simulate: ${err instanceof Error ? err.message : String(err)}\n${command.usage}\n`,
+    );
     return 2;
   }
 
@@ -128,7 +148,9 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
     return 1;
   }
   if (jsonOut !== undefined) await writeFile(jsonOut, JSON.stringify({ layout, servers: specs }));
-  io.stdout.write(`simulating ${specs.length} A2S servers (seed ${layout.seed}, ${layout.processes} process(es)); Ctrl-C stops\n${describeFleet(specs)}\n`);
+  io.stdout.write(
+    `simulating ${specs.length} A2S servers (seed ${layout.seed}, ${layout.processes} process(es)); Ctrl-C stops\n${describeFleet(specs)}\n`,
+  );
   if (jsonOut !== undefined) io.stdout.write(`fleet written to ${jsonOut}\n`);
   await waitForStopSignal();
   await stop();

@@ -19,13 +19,13 @@
  * Only public unicast addresses get a country: loopback, private, link-local (which includes Steam's relay
  * "fake IPs"), reserved, multicast and the like are null, whatever the dataset says.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import ipaddr from 'ipaddr.js';
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import ipaddr from "ipaddr.js";
 
-const PACKAGE = '@ip-location-db/geo-whois-asn-country';
-const IPV4_FILE = 'geo-whois-asn-country-ipv4-num.csv';
-const IPV6_FILE = 'geo-whois-asn-country-ipv6-num.csv';
+const PACKAGE = "@ip-location-db/geo-whois-asn-country";
+const IPV4_FILE = "geo-whois-asn-country-ipv4-num.csv";
+const IPV6_FILE = "geo-whois-asn-country-ipv6-num.csv";
 
 interface V4Table {
   starts: Uint32Array;
@@ -51,7 +51,8 @@ function dataFile(name: string): string {
 function packCountry(text: string, line: number, file: string): number {
   const a = text.charCodeAt(0);
   const b = text.charCodeAt(1);
-  if (text.length !== 2 || a < 65 || a > 90 || b < 65 || b > 90) throw new Error(`${file}:${line}: bad country code '${text}'`);
+  if (text.length !== 2 || a < 65 || a > 90 || b < 65 || b > 90)
+    throw new Error(`${file}:${line}: bad country code '${text}'`);
   return (a << 8) | b;
 }
 
@@ -60,7 +61,7 @@ function unpackCountry(code: number): string {
 }
 
 function readData(file: string): string {
-  return readFileSync(dataFile(file), 'latin1');
+  return readFileSync(dataFile(file), "latin1");
 }
 
 /** Rows in the text: non-empty lines. */
@@ -68,7 +69,7 @@ function countRows(text: string): number {
   let n = 0;
   let pos = 0;
   while (pos < text.length) {
-    let nl = text.indexOf('\n', pos);
+    let nl = text.indexOf("\n", pos);
     if (nl === -1) nl = text.length;
     if (nl > pos && !(nl === pos + 1 && text.charCodeAt(pos) === 13)) n += 1;
     pos = nl + 1;
@@ -77,18 +78,23 @@ function countRows(text: string): number {
 }
 
 /** Split "start,end,CC" lines; calls `row` with the three fields and the 1-based row number. */
-function forEachRow(file: string, text: string, row: (start: string, end: string, country: string, line: number) => void): void {
+function forEachRow(
+  file: string,
+  text: string,
+  row: (start: string, end: string, country: string, line: number) => void,
+): void {
   let pos = 0;
   let line = 0;
   while (pos < text.length) {
-    let nl = text.indexOf('\n', pos);
+    let nl = text.indexOf("\n", pos);
     if (nl === -1) nl = text.length;
     const lineEnd = text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
     if (lineEnd > pos) {
       line += 1;
-      const c1 = text.indexOf(',', pos);
-      const c2 = c1 === -1 ? -1 : text.indexOf(',', c1 + 1);
-      if (c1 === -1 || c2 === -1 || c2 >= lineEnd) throw new Error(`${file}:${line}: expected start,end,country`);
+      const c1 = text.indexOf(",", pos);
+      const c2 = c1 === -1 ? -1 : text.indexOf(",", c1 + 1);
+      if (c1 === -1 || c2 === -1 || c2 >= lineEnd)
+        throw new Error(`${file}:${line}: expected start,end,country`);
       row(text.slice(pos, c1), text.slice(c1 + 1, c2), text.slice(c2 + 1, lineEnd), line);
     }
     pos = nl + 1;
@@ -107,7 +113,11 @@ interface Range {
  * most specific one (the latest start covering an address) wins, so that a binary search on starts is exact.
  * `emit` receives the disjoint ranges in order.
  */
-function flatten(file: string, text: string, emit: (start: bigint, end: bigint, country: number) => void): void {
+function flatten(
+  file: string,
+  text: string,
+  emit: (start: bigint, end: bigint, country: number) => void,
+): void {
   const open: Range[] = [];
   let cursor = 0n;
   let previousStart = -1n;
@@ -129,7 +139,8 @@ function flatten(file: string, text: string, emit: (start: bigint, end: bigint, 
     } catch {
       throw new Error(`${file}:${line}: bad range`);
     }
-    if (start < 0n || end < start || end >> 128n !== 0n) throw new Error(`${file}:${line}: bad range`);
+    if (start < 0n || end < start || end >> 128n !== 0n)
+      throw new Error(`${file}:${line}: bad range`);
     if (start < previousStart) throw new Error(`${file}:${line}: ranges not sorted by start`);
     previousStart = start;
     closeBefore(start);
@@ -160,7 +171,8 @@ function loadV4(): V4Table {
 }
 
 function putWords(words: Uint32Array, i: number, value: bigint): void {
-  for (let k = 0; k < 4; k += 1) words[i * 4 + k] = Number((value >> BigInt(96 - 32 * k)) & 0xffffffffn);
+  for (let k = 0; k < 4; k += 1)
+    words[i * 4 + k] = Number((value >> BigInt(96 - 32 * k)) & 0xffffffffn);
 }
 
 function loadV6(): V6Table {
@@ -176,7 +188,11 @@ function loadV6(): V6Table {
     countries[n] = country;
     n += 1;
   });
-  return { starts: starts.slice(0, n * 4), ends: ends.slice(0, n * 4), countries: countries.slice(0, n) };
+  return {
+    starts: starts.slice(0, n * 4),
+    ends: ends.slice(0, n * 4),
+    countries: countries.slice(0, n),
+  };
 }
 
 function lookupV4(address: number): string | null {
@@ -244,15 +260,15 @@ function lookupV6(address: readonly number[]): string | null {
  */
 export function countryOfIp(host: string | null): string | null {
   if (host === null) return null;
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   let ip: ipaddr.IPv4 | ipaddr.IPv6;
   if (ipaddr.IPv4.isValidFourPartDecimal(bare)) ip = ipaddr.IPv4.parse(bare);
-  else if (bare.includes(':') && ipaddr.IPv6.isValid(bare)) {
+  else if (bare.includes(":") && ipaddr.IPv6.isValid(bare)) {
     const parsed = ipaddr.IPv6.parse(bare);
     ip = parsed.isIPv4MappedAddress() ? parsed.toIPv4Address() : parsed;
   } else return null;
-  if (ip.range() !== 'unicast') return null;
-  if (ip.kind() === 'ipv4') {
+  if (ip.range() !== "unicast") return null;
+  if (ip.kind() === "ipv4") {
     const [a = 0, b = 0, c = 0, d = 0] = ip.toByteArray();
     return lookupV4(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
   }

@@ -6,8 +6,13 @@
  * what the server reports) is a NOT_SUPPORTED outcome. Every query goes through one transport (the
  * one given, else the process-wide one), so a worker keeps one socket for all its queries.
  */
-import { ProtocolError, isQueryableProtocol, protocolAdapter, type UdpTransport } from '../../protocol';
-import type { Querier, QueryOutcome, QueryTarget } from '../querier';
+import {
+  ProtocolError,
+  isQueryableProtocol,
+  protocolAdapter,
+  type UdpTransport,
+} from "../../protocol";
+import type { Querier, QueryOutcome, QueryTarget } from "../querier";
 
 export interface ProtocolQuerierOptions {
   timeoutMs: number;
@@ -18,15 +23,26 @@ export interface ProtocolQuerierOptions {
 export function createProtocolQuerier(options: ProtocolQuerierOptions): Querier {
   return {
     async query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome> {
-      if (!isQueryableProtocol(target.protocol)) return { kind: 'failed', code: 'NOT_SUPPORTED', message: `protocol ${target.protocol} is not queried` };
+      if (!isQueryableProtocol(target.protocol))
+        return {
+          kind: "failed",
+          code: "NOT_SUPPORTED",
+          message: `protocol ${target.protocol} is not queried`,
+        };
       try {
         const status = await protocolAdapter(target.protocol).queryStatus(
           { host: target.host, port: target.queryPort },
-          { timeoutMs: options.timeoutMs, retries: options.retries, signal, ...(options.transport ? { transport: options.transport } : {}) },
+          {
+            timeoutMs: options.timeoutMs,
+            retries: options.retries,
+            signal,
+            ...(options.transport ? { transport: options.transport } : {}),
+          },
         );
-        return { kind: 'answered', status, pingMs: status.pingMs };
+        return { kind: "answered", status, pingMs: status.pingMs };
       } catch (err) {
-        if (err instanceof ProtocolError) return { kind: 'failed', code: err.code, message: err.message };
+        if (err instanceof ProtocolError)
+          return { kind: "failed", code: err.code, message: err.message };
         throw err;
       }
     },

@@ -10,8 +10,8 @@
  * The port is always the QUERY port (what the crawler sends to); `game=` records the game port when
  * it differs. PROTOCOL may also be written as a scheme: `quake3://203.0.113.7:27960`.
  */
-import { PROTOCOL_IDS, type ProtocolId } from '../../protocol';
-import type { ListedServer } from '../list-source';
+import { PROTOCOL_IDS, type ProtocolId } from "../../protocol";
+import type { ListedServer } from "../list-source";
 
 export function isProtocolId(text: string): text is ProtocolId {
   return (PROTOCOL_IDS as readonly string[]).includes(text);
@@ -26,10 +26,13 @@ export function parseHostPort(text: string): { host: string; port: number } | nu
 }
 
 /** One entry, or null when it cannot be read (the caller reports it). */
-export function parseAddressListEntry(line: string, defaultProtocol: ProtocolId): ListedServer | null {
+export function parseAddressListEntry(
+  line: string,
+  defaultProtocol: ProtocolId,
+): ListedServer | null {
   let tokens = line.trim().split(/\s+/);
   let protocol = defaultProtocol;
-  const scheme = /^([a-z0-9]+):\/\/(.+)$/.exec(tokens[0] ?? '');
+  const scheme = /^([a-z0-9]+):\/\/(.+)$/.exec(tokens[0] ?? "");
   if (scheme) {
     if (!isProtocolId(scheme[1]!)) return null;
     protocol = scheme[1];
@@ -39,7 +42,7 @@ export function parseAddressListEntry(line: string, defaultProtocol: ProtocolId)
     tokens = tokens.slice(1);
   }
   const [address, ...extra] = tokens;
-  const hp = parseHostPort(address ?? '');
+  const hp = parseHostPort(address ?? "");
   if (hp === null) return null;
   const server: ListedServer = { host: hp.host, queryPort: hp.port, protocol };
   for (const token of extra) {
@@ -51,12 +54,15 @@ export function parseAddressListEntry(line: string, defaultProtocol: ProtocolId)
 }
 
 /** Every entry of a list text; `bad` holds the lines that could not be read. */
-export function parseAddressListText(text: string, defaultProtocol: ProtocolId): { servers: ListedServer[]; bad: string[] } {
+export function parseAddressListText(
+  text: string,
+  defaultProtocol: ProtocolId,
+): { servers: ListedServer[]; bad: string[] } {
   const servers: ListedServer[] = [];
   const bad: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
-    const line = raw.replace(/#.*$/, '').trim();
-    if (line === '') continue;
+    const line = raw.replace(/#.*$/, "").trim();
+    if (line === "") continue;
     const server = parseAddressListEntry(line, defaultProtocol);
     if (server) servers.push(server);
     else bad.push(line);

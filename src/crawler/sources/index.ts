@@ -1,14 +1,17 @@
 /** Builds the list source for a master_source row, by kind. */
-import type { Config } from '../../shared/config';
-import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from '../address-policy';
-import type { ListSourceFactory, SourceRecord } from '../list-source';
-import { createOutboundGuard, type LookupAll } from '../outbound-guard';
-import { createAddressListSource } from './address-list-source';
-import { createManagementSource } from './management-source';
-import { createSteamWebApiSource } from './steam-web-api-source';
-import { createValveMasterSource } from './valve-master-source';
+import type { Config } from "../../shared/config";
+import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from "../address-policy";
+import type { ListSourceFactory, SourceRecord } from "../list-source";
+import { createOutboundGuard, type LookupAll } from "../outbound-guard";
+import { createAddressListSource } from "./address-list-source";
+import { createManagementSource } from "./management-source";
+import { createSteamWebApiSource } from "./steam-web-api-source";
+import { createValveMasterSource } from "./valve-master-source";
 
-export type ListSourceConfig = Pick<Config, 'masterTimeoutMs' | 'steamWebApiKey' | 'addressAllowList' | 'managementHost' | 'managementPort'>;
+export type ListSourceConfig = Pick<
+  Config,
+  "masterTimeoutMs" | "steamWebApiKey" | "addressAllowList" | "managementHost" | "managementPort"
+>;
 
 /**
  * Every contact a source makes goes through an OutboundGuard over the address policy (ADDRESS_ALLOW_LIST):
@@ -18,29 +21,41 @@ export type ListSourceConfig = Pick<Config, 'masterTimeoutMs' | 'steamWebApiKey'
  */
 export function createListSourceFactory(
   config: ListSourceConfig,
-  overrides: Partial<Record<SourceRecord['kind'], ListSourceFactory>> = {},
+  overrides: Partial<Record<SourceRecord["kind"], ListSourceFactory>> = {},
   options: { lookup?: LookupAll; blockedRanges?: () => Promise<readonly string[]> } = {},
 ): ListSourceFactory {
   const blockedRanges = options.blockedRanges;
   const policy = blockedRanges
-    ? async (): Promise<AddressPolicy> => createAddressPolicy(config.addressAllowList, parseBlockedRanges(await blockedRanges()))
+    ? async (): Promise<AddressPolicy> =>
+        createAddressPolicy(config.addressAllowList, parseBlockedRanges(await blockedRanges()))
     : createAddressPolicy(config.addressAllowList);
   const lookup = options.lookup ? { lookup: options.lookup } : {};
   const guard = createOutboundGuard({ policy, ...lookup });
-  const ownManagement = new Set(['127.0.0.1', '::1', config.managementHost]);
-  const managementGuard = createOutboundGuard({ policy, ...lookup, exempt: (address, port) => port === config.managementPort && ownManagement.has(address) });
+  const ownManagement = new Set(["127.0.0.1", "::1", config.managementHost]);
+  const managementGuard = createOutboundGuard({
+    policy,
+    ...lookup,
+    exempt: (address, port) => port === config.managementPort && ownManagement.has(address),
+  });
   return (source) => {
     const override = overrides[source.kind];
     if (override) return override(source);
     switch (source.kind) {
-      case 'VALVE_UDP':
+      case "VALVE_UDP":
         return createValveMasterSource(source, { timeoutMs: config.masterTimeoutMs, guard });
-      case 'STEAM_WEB_API':
-        return createSteamWebApiSource(source, { key: config.steamWebApiKey, timeoutMs: config.masterTimeoutMs, guard });
-      case 'ADDRESS_LIST':
+      case "STEAM_WEB_API":
+        return createSteamWebApiSource(source, {
+          key: config.steamWebApiKey,
+          timeoutMs: config.masterTimeoutMs,
+          guard,
+        });
+      case "ADDRESS_LIST":
         return createAddressListSource(source, { guard });
-      case 'MANAGEMENT':
-        return createManagementSource(source, { timeoutMs: config.masterTimeoutMs, guard: managementGuard });
+      case "MANAGEMENT":
+        return createManagementSource(source, {
+          timeoutMs: config.masterTimeoutMs,
+          guard: managementGuard,
+        });
     }
   };
 }

@@ -3,9 +3,16 @@
  * short (the master's rate limit) returns its last address as the resume cursor; the region's next listing
  * goes on from there, so a region longer than one rate-limit window is covered over successive crawls.
  */
-import { ALL_MASTER_REGION_CODES, FIRST_SEED, formatAddress, parseIpv4Address, listValveMaster, type ServerAddress } from '../../protocol';
-import type { ListSource, ListSplit, ListingResult, SourceRecord } from '../list-source';
-import type { OutboundGuard } from '../outbound-guard';
+import {
+  ALL_MASTER_REGION_CODES,
+  FIRST_SEED,
+  formatAddress,
+  parseIpv4Address,
+  listValveMaster,
+  type ServerAddress,
+} from "../../protocol";
+import type { ListSource, ListSplit, ListingResult, SourceRecord } from "../list-source";
+import type { OutboundGuard } from "../outbound-guard";
 
 const DEFAULT_MASTER_PORT = 27011;
 
@@ -18,12 +25,13 @@ interface ValveMasterOptions {
 function optionsOf(source: SourceRecord): ValveMasterOptions {
   const o = (source.options ?? {}) as Record<string, unknown>;
   const out: ValveMasterOptions = {};
-  if (typeof o.requestsPerMinute === 'number') out.requestsPerMinute = o.requestsPerMinute;
-  if (typeof o.retries === 'number') out.retries = o.retries;
+  if (typeof o.requestsPerMinute === "number") out.requestsPerMinute = o.requestsPerMinute;
+  if (typeof o.retries === "number") out.retries = o.retries;
   return out;
 }
 
-const isFirstSeed = (a: ServerAddress): boolean => a.host === FIRST_SEED.host && a.port === FIRST_SEED.port;
+const isFirstSeed = (a: ServerAddress): boolean =>
+  a.host === FIRST_SEED.host && a.port === FIRST_SEED.port;
 
 /** The seed a cursor stands for; a cursor that is not an IPv4 address:port (hand-edited) starts over. */
 function seedOf(cursor: string | undefined): ServerAddress | undefined {
@@ -36,12 +44,19 @@ function seedOf(cursor: string | undefined): ServerAddress | undefined {
   }
 }
 
-export function createValveMasterSource(source: SourceRecord, defaults: { timeoutMs: number; guard: OutboundGuard }): ListSource {
+export function createValveMasterSource(
+  source: SourceRecord,
+  defaults: { timeoutMs: number; guard: OutboundGuard },
+): ListSource {
   const options = optionsOf(source);
   const regions = source.regions.length > 0 ? source.regions : [...ALL_MASTER_REGION_CODES];
   return {
-    splits: () => regions.map((region) => ({ region, split: '' })),
-    async list(split: ListSplit, signal: AbortSignal, resumeCursor?: string): Promise<ListingResult> {
+    splits: () => regions.map((region) => ({ region, split: "" })),
+    async list(
+      split: ListSplit,
+      signal: AbortSignal,
+      resumeCursor?: string,
+    ): Promise<ListingResult> {
       const seed = seedOf(resumeCursor);
       const port = source.port ?? DEFAULT_MASTER_PORT;
       // Resolved and checked once, here: listValveMaster gets the checked IP and resolves nothing.
@@ -56,19 +71,37 @@ export function createValveMasterSource(source: SourceRecord, defaults: { timeou
         ...(seed ? { seed } : {}),
         ...(options.retries !== undefined ? { retries: options.retries } : {}),
         ...(options.requestsPerMinute !== undefined
-          ? { pacing: options.requestsPerMinute > 0 ? { requestsPerMinute: options.requestsPerMinute } : false }
+          ? {
+              pacing:
+                options.requestsPerMinute > 0
+                  ? { requestsPerMinute: options.requestsPerMinute }
+                  : false,
+            }
           : {}),
       });
       // A resumed listing did not see the pages before its seed: absences in it must not count either.
       const error = result.stoppedBy
         ? `${result.stoppedBy.code}: ${result.stoppedBy.message}`
-        : seed ? `resumed after ${formatAddress(seed)}: the pages before it were listed by an earlier crawl` : undefined;
+        : seed
+          ? `resumed after ${formatAddress(seed)}: the pages before it were listed by an earlier crawl`
+          : undefined;
       return {
-        servers: result.servers.map((a) => ({ host: a.host, queryPort: a.port, region: split.region, protocol: 'source' as const })),
+        servers: result.servers.map((a) => ({
+          host: a.host,
+          queryPort: a.port,
+          region: split.region,
+          protocol: "source" as const,
+        })),
         partial: !result.complete || seed !== undefined,
-        ...(!result.complete ? { truncation: 'CUT_SHORT' as const } : seed !== undefined ? { truncation: 'RESUMED' as const } : {}),
+        ...(!result.complete
+          ? { truncation: "CUT_SHORT" as const }
+          : seed !== undefined
+            ? { truncation: "RESUMED" as const }
+            : {}),
         ...(error !== undefined ? { error } : {}),
-        ...(result.resumeFrom && !isFirstSeed(result.resumeFrom) ? { resumeCursor: formatAddress(result.resumeFrom) } : {}),
+        ...(result.resumeFrom && !isFirstSeed(result.resumeFrom)
+          ? { resumeCursor: formatAddress(result.resumeFrom) }
+          : {}),
       };
     },
   };

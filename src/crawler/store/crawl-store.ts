@@ -2,15 +2,19 @@
  * Crawl bookkeeping: a crawl of one source, its listing runs (one per region / split) and its query
  * batches. Everything is keyed deterministically and guarded in SQL, so every step can be retried.
  */
-import type { Db } from '../../shared/db';
-import { toId } from '../../shared/ids';
-import { DEFAULT_FAKE_PLAYER_RULES, GENERIC_NAME_SERVERS, type FakePlayerRules } from '../fake-players';
-import type { ListSplit, SourceRecord } from '../list-source';
+import type { Db } from "../../shared/db";
+import { toId } from "../../shared/ids";
+import {
+  DEFAULT_FAKE_PLAYER_RULES,
+  GENERIC_NAME_SERVERS,
+  type FakePlayerRules,
+} from "../fake-players";
+import type { ListSplit, SourceRecord } from "../list-source";
 
 /** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
 const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 export interface CrawlRecord {
   id: number;
@@ -28,7 +32,10 @@ export interface RunRecord {
 }
 
 /** Creates the crawl and its runs, or finds them when the key exists (a retried start job). */
-export async function openCrawl(db: Db, input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] }): Promise<CrawlRecord> {
+export async function openCrawl(
+  db: Db,
+  input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] },
+): Promise<CrawlRecord> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`
       INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId}, ${input.startedAt})
@@ -41,27 +48,44 @@ export async function openCrawl(db: Db, input: { key: string; sourceId: number; 
         SELECT ${crawl.id}, x.region, x.split, ${crawl.startedAt} FROM jsonb_to_recordset(${runs}::jsonb) AS x(region int, split text)
         ON CONFLICT DO NOTHING`;
     }
-    return { id: toId(crawl.id), key: crawl.key, sourceId: crawl.sourceId, startedAt: crawl.startedAt, finishedAt: crawl.finishedAt };
+    return {
+      id: toId(crawl.id),
+      key: crawl.key,
+      sourceId: crawl.sourceId,
+      startedAt: crawl.startedAt,
+      finishedAt: crawl.finishedAt,
+    };
   }, TX_OPTIONS);
 }
 
 /** Per-source lock: one start step of a source at a time decides whether a crawl is running. */
 const SOURCE_LOCK_CLASS = 7_271_008;
 
-export type OpenResult = { opened: CrawlRecord; running?: undefined } | { opened?: undefined; running: CrawlRecord };
+export type OpenResult =
+  { opened: CrawlRecord; running?: undefined } | { opened?: undefined; running: CrawlRecord };
 
 /**
  * openCrawl, unless another crawl of the source is still open: then nothing is created and that crawl
  * comes back as `running` (one source has at most one crawl running; the caller skips the tick). A
  * retried start step finds its own crawl by key and gets it back as `opened`.
  */
-export async function openCrawlIfIdle(db: Db, input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] }): Promise<OpenResult> {
+export async function openCrawlIfIdle(
+  db: Db,
+  input: { key: string; sourceId: number; startedAt: Date; splits: ListSplit[] },
+): Promise<OpenResult> {
   const running = await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SOURCE_LOCK_CLASS}, ${input.sourceId})`;
     const rows = await tx.$queryRaw<{ id: bigint; key: string; started_at: Date }[]>`
       SELECT id, key, started_at FROM crawl WHERE source_id = ${input.sourceId} AND finished_at IS NULL ORDER BY started_at LIMIT 1`;
     const open = rows[0];
-    if (open && open.key !== input.key) return { id: toId(open.id), key: open.key, sourceId: input.sourceId, startedAt: open.started_at, finishedAt: null };
+    if (open && open.key !== input.key)
+      return {
+        id: toId(open.id),
+        key: open.key,
+        sourceId: input.sourceId,
+        startedAt: open.started_at,
+        finishedAt: null,
+      };
     if (!open) {
       // Inserted under the lock, so a concurrent start step of the same source sees it.
       await tx.$executeRaw`
@@ -78,7 +102,10 @@ export async function openCrawlIfIdle(db: Db, input: { key: string; sourceId: nu
  * The resume cursor the split's last recorded listing left (an earlier crawl of the source), or null when
  * that listing reached its end (or there is none): the next listing then starts from the beginning.
  */
-export async function lastResumeCursor(db: Db, input: { sourceId: number; region: number; split: string; before: Date }): Promise<string | null> {
+export async function lastResumeCursor(
+  db: Db,
+  input: { sourceId: number; region: number; split: string; before: Date },
+): Promise<string | null> {
   const rows = await db.$queryRaw<{ resume_cursor: string | null }[]>`
     SELECT r.resume_cursor FROM crawl_run r JOIN crawl c ON c.id = r.crawl_id
     WHERE c.source_id = ${input.sourceId} AND r.region = ${input.region} AND r.split = ${input.split}
@@ -89,20 +116,41 @@ export async function lastResumeCursor(db: Db, input: { sourceId: number; region
 
 export async function getCrawl(db: Db, crawlId: number): Promise<CrawlRecord | null> {
   const c = await db.crawl.findUnique({ where: { id: crawlId } });
-  return c && { id: toId(c.id), key: c.key, sourceId: c.sourceId, startedAt: c.startedAt, finishedAt: c.finishedAt };
+  return (
+    c && {
+      id: toId(c.id),
+      key: c.key,
+      sourceId: c.sourceId,
+      startedAt: c.startedAt,
+      finishedAt: c.finishedAt,
+    }
+  );
 }
 
 export async function listRuns(db: Db, crawlId: number): Promise<RunRecord[]> {
-  const runs = await db.crawlRun.findMany({ where: { crawlId }, orderBy: { id: 'asc' } });
-  return runs.map((r) => ({ id: toId(r.id), region: r.region, split: r.split, finished: r.finishedAt !== null }));
+  const runs = await db.crawlRun.findMany({ where: { crawlId }, orderBy: { id: "asc" } });
+  return runs.map((r) => ({
+    id: toId(r.id),
+    region: r.region,
+    split: r.split,
+    finished: r.finishedAt !== null,
+  }));
 }
 
 export async function pendingBatchKeys(db: Db, crawlId: number): Promise<string[]> {
-  const rows = await db.crawlBatch.findMany({ where: { crawlId, doneAt: null }, select: { batchKey: true }, orderBy: { batchKey: 'asc' } });
+  const rows = await db.crawlBatch.findMany({
+    where: { crawlId, doneAt: null },
+    select: { batchKey: true },
+    orderBy: { batchKey: "asc" },
+  });
   return rows.map((r) => r.batchKey);
 }
 
-export async function batchServerIds(db: Db, crawlId: number, batchKey: string): Promise<{ serverIds: number[]; done: boolean } | null> {
+export async function batchServerIds(
+  db: Db,
+  crawlId: number,
+  batchKey: string,
+): Promise<{ serverIds: number[]; done: boolean } | null> {
   const b = await db.crawlBatch.findUnique({ where: { crawlId_batchKey: { crawlId, batchKey } } });
   return b && { serverIds: b.serverIds.map(toId), done: b.doneAt !== null };
 }
@@ -141,7 +189,11 @@ export interface FinishOptions {
   fakePlayers?: FakePlayerRules;
 }
 
-export async function finishCrawl(db: Db, crawlId: number, options: FinishOptions): Promise<FinishResult> {
+export async function finishCrawl(
+  db: Db,
+  crawlId: number,
+  options: FinishOptions,
+): Promise<FinishResult> {
   return db.$transaction(async (tx) => {
     const closed = await tx.$queryRaw<{ source_id: number; started_at: Date; partial: boolean }[]>`
       UPDATE crawl c SET finished_at = now(),
@@ -166,7 +218,7 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
         FROM target WHERE g.id = target.id
         RETURNING g.status::text AS status`;
       missed = rows.length;
-      delisted = rows.filter((r) => r.status === 'DELISTED').length;
+      delisted = rows.filter((r) => r.status === "DELISTED").length;
     }
     if (options.fakePortsPerIp > 0) {
       // Farms of fake servers: hundreds of query ports on one IP.
@@ -181,7 +233,11 @@ export async function finishCrawl(db: Db, crawlId: number, options: FinishOption
         UPDATE game_server g SET suspected_fake = true, fake_reasons = array_append(g.fake_reasons, 'PORT_FARM'), updated_at = now()
         FROM target WHERE g.id = target.id`;
     }
-    await flagSharedPlayerNames(tx, crawl.started_at, options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES);
+    await flagSharedPlayerNames(
+      tx,
+      crawl.started_at,
+      options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES,
+    );
     return { finished: true, delisted, missed };
   }, TX_OPTIONS);
 }
@@ -230,7 +286,20 @@ async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules
 
 export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {
   const s = await db.masterSource.findUnique({ where: { id: sourceId } });
-  return s && { id: s.id, name: s.name, kind: s.kind, host: s.host, port: s.port, filter: s.filter, regions: s.regions, intervalMs: s.intervalMs, enabled: s.enabled, options: s.options };
+  return (
+    s && {
+      id: s.id,
+      name: s.name,
+      kind: s.kind,
+      host: s.host,
+      port: s.port,
+      filter: s.filter,
+      regions: s.regions,
+      intervalMs: s.intervalMs,
+      enabled: s.enabled,
+      options: s.options,
+    }
+  );
 }
 
 /**
@@ -238,7 +307,11 @@ export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord
  * retries failed, or Redis lost its data): close them as partial, so they count no absences and the
  * crawl list stays truthful. What they wrote stays.
  */
-export async function abandonStaleCrawls(db: Db, sourceId: number, startedBefore: Date): Promise<number> {
+export async function abandonStaleCrawls(
+  db: Db,
+  sourceId: number,
+  startedBefore: Date,
+): Promise<number> {
   return db.$executeRaw`
     UPDATE crawl c SET finished_at = now(), partial = true, error = COALESCE(c.error, format('abandoned: its jobs never completed (%s listing runs and %s query batches left)',
         (SELECT count(*) FROM crawl_run r WHERE r.crawl_id = c.id AND r.finished_at IS NULL),
@@ -251,7 +324,11 @@ export async function abandonStaleCrawls(db: Db, sourceId: number, startedBefore
  * now as partial with `reason`, instead of blocking its source's next crawls until it counts as stale.
  * False when it was closed already.
  */
-export async function closeCrawlAsFailed(db: Db, crawlId: number, reason: string): Promise<boolean> {
+export async function closeCrawlAsFailed(
+  db: Db,
+  crawlId: number,
+  reason: string,
+): Promise<boolean> {
   const n = await db.$executeRaw`
     UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason.slice(0, 1000)})
     WHERE id = ${crawlId} AND finished_at IS NULL`;
@@ -262,7 +339,11 @@ export async function closeCrawlAsFailed(db: Db, crawlId: number, reason: string
  * The source was disabled (or is about to be removed): its open crawls close now as partial with
  * `reason`. Their jobs see the crawl closed and stop (crawl-jobs.ts watchCrawl): nothing more is sent.
  */
-export async function cancelOpenCrawls(db: Db, sourceId: number, reason: string): Promise<string[]> {
+export async function cancelOpenCrawls(
+  db: Db,
+  sourceId: number,
+  reason: string,
+): Promise<string[]> {
   const rows = await db.$queryRaw<{ key: string }[]>`
     UPDATE crawl SET finished_at = now(), partial = true, error = COALESCE(error, ${reason})
     WHERE source_id = ${sourceId} AND finished_at IS NULL RETURNING key`;

@@ -7,9 +7,9 @@
  * Rollups are recomputed from the raw samples of an hour, never added to, so re-rolling an hour (each
  * crawl that finishes re-rolls its hour) gives the same rows. Layout and numbers: docs/storage.md.
  */
-import type { Db } from '../../shared/db';
-import { DAY_MS, floorHour, HOUR_MS, utcDay } from '../../history/time';
-import { dropSamplePartitionsBefore, listSamplePartitions } from './partitions';
+import type { Db } from "../../shared/db";
+import { DAY_MS, floorHour, HOUR_MS, utcDay } from "../../history/time";
+import { dropSamplePartitionsBefore, listSamplePartitions } from "./partitions";
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
@@ -32,7 +32,12 @@ export async function rollupRange(db: Db, from: Date, to: Date): Promise<void> {
   }
   for (const d of days) {
     const day = new Date(d);
-    await rollupServerDayTotals(db, day, floorHour(from) > day ? floorHour(from) : day, new Date(Math.min(d + DAY_MS, floorHour(to).getTime() + HOUR_MS)));
+    await rollupServerDayTotals(
+      db,
+      day,
+      floorHour(from) > day ? floorHour(from) : day,
+      new Date(Math.min(d + DAY_MS, floorHour(to).getTime() + HOUR_MS)),
+    );
     await rollupPopulationDay(db, day);
   }
 }
@@ -44,9 +49,10 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
   // Arrays are 24 slots: the hour's value at `slot`, NULL elsewhere; on conflict only `slot` is set.
   // Two crawls finishing together roll the hour up one after the other: interleaved, the two upserts
   // over the same server_day rows deadlocked (40P01).
-  await db.$transaction([
-    db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
-    db.$executeRaw`
+  await db.$transaction(
+    [
+      db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
+      db.$executeRaw`
     WITH h AS (
       SELECT game_server_id AS id,
         count(*)::int AS samples,
@@ -77,14 +83,17 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
       h_players_sum[${slot}::int] = EXCLUDED.h_players_sum[${slot}::int],
       h_bots_max[${slot}::int] = EXCLUDED.h_bots_max[${slot}::int],
       h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int]`,
-  ], ROLLUP_TX_OPTIONS);
+    ],
+    ROLLUP_TX_OPTIONS,
+  );
 }
 
 /** Day totals from the hourly slots, for the servers sampled between `from` and `to`. */
 async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): Promise<void> {
-  await db.$transaction([
-    db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
-    db.$executeRaw`
+  await db.$transaction(
+    [
+      db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
+      db.$executeRaw`
     UPDATE server_day d SET
       samples = COALESCE((SELECT sum(x) FROM unnest(d.h_samples) x), 0),
       online = COALESCE((SELECT sum(x) FROM unnest(d.h_online) x), 0),
@@ -95,7 +104,9 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
       top_map = (SELECT m FROM unnest(d.h_map, d.h_online) AS u(m, o) WHERE m IS NOT NULL GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)
     WHERE d.day = ${day}::date
       AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample WHERE crawl_at >= ${from} AND crawl_at < ${to})`,
-  ], ROLLUP_TX_OPTIONS);
+    ],
+    ROLLUP_TX_OPTIONS,
+  );
 }
 
 /**
@@ -109,11 +120,12 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
  */
 async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
-  await db.$transaction([
-    // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
-    db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
-    db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
-    db.$executeRaw`
+  await db.$transaction(
+    [
+      // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
+      db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
+      db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
+      db.$executeRaw`
       WITH moments AS (
         SELECT t, row_number() OVER (ORDER BY t) AS i
         FROM (SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}) x
@@ -176,7 +188,9 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
       -- Counted with suspected fakes: only where they changed the bucket.
       SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, true, ${hour}::timestamptz, a.a_servers_online, s.a_seen, a.a_players_avg, a.a_peak, a.a_low, a.a_bots_avg
       FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.has_fake`,
-  ], ROLLUP_TX_OPTIONS);
+    ],
+    ROLLUP_TX_OPTIONS,
+  );
 }
 
 /**
@@ -186,10 +200,11 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
  */
 async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
   const end = new Date(day.getTime() + DAY_MS);
-  await db.$transaction([
-    db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${-1 - (Math.floor(day.getTime() / DAY_MS) % 2_000_000_000)})`,
-    db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
-    db.$executeRaw`
+  await db.$transaction(
+    [
+      db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${-1 - (Math.floor(day.getTime() / DAY_MS) % 2_000_000_000)})`,
+      db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'DAY' AND bucket_at = ${day}`,
+      db.$executeRaw`
       WITH hours AS (
         SELECT GREATEST(count(DISTINCT bucket_at), 1)::float8 AS n FROM population_rollup
         WHERE resolution = 'HOUR' AND dimension = 'ALL' AND bucket_at >= ${day} AND bucket_at < ${end}
@@ -211,7 +226,9 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
         CASE WHEN count(*) < hours.n THEN 0 ELSE min(p.players_min) END, sum(p.bots_avg::float8) / hours.n
       FROM variants p, hours
       GROUP BY p.dimension, p.key, p.with_fakes, hours.n`,
-  ], ROLLUP_TX_OPTIONS);
+    ],
+    ROLLUP_TX_OPTIONS,
+  );
 }
 
 export interface RetentionResult {
@@ -224,12 +241,16 @@ export interface RetentionResult {
  * The retention job: rolls up and drops raw day partitions older than the window, deletes rollups
  * older than `rollupDays` (0 keeps them forever), and forgets query batches of finished crawls.
  */
-export async function applyRetention(db: Db, o: { rawDays: number; rollupDays: number; now?: Date }): Promise<RetentionResult> {
+export async function applyRetention(
+  db: Db,
+  o: { rawDays: number; rollupDays: number; now?: Date },
+): Promise<RetentionResult> {
   const now = o.now ?? new Date();
   const rawBefore = new Date(utcDay(now).getTime() - o.rawDays * DAY_MS);
   for (const p of await listSamplePartitions(db)) {
     // Re-roll the day before dropping it: a crawl whose finish never ran is still counted.
-    if (p.day.getTime() + DAY_MS <= rawBefore.getTime()) await rollupRange(db, p.day, new Date(p.day.getTime() + DAY_MS - 1));
+    if (p.day.getTime() + DAY_MS <= rawBefore.getTime())
+      await rollupRange(db, p.day, new Date(p.day.getTime() + DAY_MS - 1));
   }
   const droppedPartitions = await dropSamplePartitionsBefore(db, rawBefore);
   let deletedDays = 0;

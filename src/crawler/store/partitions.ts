@@ -3,14 +3,14 @@
  * Partitions are created before a crawl writes into them and dropped wholesale once the raw window has
  * passed (and the rollups cover them): no DELETE, no vacuum debt. See docs/storage.md.
  */
-import type { Db } from '../../shared/db';
-import { DAY_MS, utcDay } from '../../history/time';
+import type { Db } from "../../shared/db";
+import { DAY_MS, utcDay } from "../../history/time";
 
 /** Any constant; serialises partition DDL between workers. */
 const PARTITION_LOCK_KEY = 7_271_005;
 
 export function partitionName(day: Date): string {
-  return `server_sample_p${day.toISOString().slice(0, 10).replace(/-/g, '')}`;
+  return `server_sample_p${day.toISOString().slice(0, 10).replace(/-/g, "")}`;
 }
 
 const known = new WeakMap<Db, Set<string>>();

@@ -9,14 +9,14 @@ export function cleanText(value: string): string;
 export function cleanText(value: string | null | undefined): string | null;
 export function cleanText(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
-  return value.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd');
+  return value.replace(/\u0000/g, "").replace(LONE_SURROGATE, "\ufffd");
 }
 
 /** Deep-cleans every string in a JSON-able value. */
 export function cleanJson<T>(value: T): T {
-  if (typeof value === 'string') return cleanText(value) as T;
+  if (typeof value === "string") return cleanText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => cleanJson(v)) as T;
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[cleanText(k)] = cleanJson(v);
     return out as T;
@@ -24,7 +24,11 @@ export function cleanJson<T>(value: T): T {
   return value;
 }
 
-export function clampInt(value: number | null | undefined, min: number, max: number): number | null {
+export function clampInt(
+  value: number | null | undefined,
+  min: number,
+  max: number,
+): number | null {
   if (value === null || value === undefined || !Number.isFinite(value)) return null;
   return Math.max(min, Math.min(max, Math.trunc(value)));
 }

@@ -7,15 +7,20 @@
  * - writeBatchOutcomes: current state, life cycle and one sample per server, plus the crawl counters,
  *   in one transaction guarded by the batch's done_at (a retried batch job writes nothing twice).
  */
-import type { ServerStatus } from '../../protocol';
-import type { Db } from '../../shared/db';
-import { toId } from '../../shared/ids';
-import { countryOfIp } from '../geo/country-lookup';
-import { answerFakeReasons, CLOSE_TIME_REASONS, DEFAULT_FAKE_PLAYER_RULES, type FakePlayerRules } from '../fake-players';
-import type { ListingTruncation, ReportedState } from '../list-source';
-import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from './sanitize';
+import type { ServerStatus } from "../../protocol";
+import type { Db } from "../../shared/db";
+import { toId } from "../../shared/ids";
+import { countryOfIp } from "../geo/country-lookup";
+import {
+  answerFakeReasons,
+  CLOSE_TIME_REASONS,
+  DEFAULT_FAKE_PLAYER_RULES,
+  type FakePlayerRules,
+} from "../fake-players";
+import type { ListingTruncation, ReportedState } from "../list-source";
+import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from "./sanitize";
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
 
@@ -81,7 +86,8 @@ async function lockServers(tx: Tx, ids: readonly number[]): Promise<void> {
   await tx.$queryRaw`SELECT id FROM game_server WHERE id = ANY(${[...ids]}::bigint[]) ORDER BY id FOR UPDATE`;
 }
 
-const byAddressAndPort = (a: ListingRow, b: ListingRow): number => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort);
+const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
+  a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort;
 
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
   // In one order (address, query port), so concurrent listings insert new servers in the same order.
@@ -93,10 +99,12 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     const claimed = await tx.$queryRaw<{ id: number }[]>`
       UPDATE crawl_run SET finished_at = now(), found = ${rows.length}, partial = ${w.partial}, error = ${w.error},
         resume_cursor = ${w.resumeCursor ?? null},
-        truncation = ${w.truncation ?? (w.partial ? 'CUT_SHORT' : null)}::"ListingTruncation", capped_parts = ${w.cappedParts ?? 0}
+        truncation = ${w.truncation ?? (w.partial ? "CUT_SHORT" : null)}::"ListingTruncation", capped_parts = ${w.cappedParts ?? 0}
       WHERE id = ${w.runId} AND finished_at IS NULL RETURNING id`;
     if (claimed.length === 0) {
-      const keys = await tx.$queryRaw<{ batch_key: string }[]>`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
+      const keys = await tx.$queryRaw<
+        { batch_key: string }[]
+      >`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
     const input: ListedInput[] = rows.map((r, i) => ({
@@ -117,7 +125,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     const queryable: number[] = [];
     for (const u of upserted) {
       const row = byKey.get(`${u.address}\u0000${u.query_port}`);
-      if (row?.reported) reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
+      if (row?.reported)
+        reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
       if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
     }
 
@@ -125,7 +134,17 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     const managed = reported.filter((r) => r.managed);
     let written = 0;
     if (managed.length > 0) {
-      await applyStates(tx, managed.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'MANAGEMENT' as const })), false, w.fakePlayers);
+      await applyStates(
+        tx,
+        managed.map((r) => ({
+          id: r.id,
+          status: reportedToStatus(r.state),
+          pingMs: null,
+          playersSource: "MANAGEMENT" as const,
+        })),
+        false,
+        w.fakePlayers,
+      );
       written = await insertSamples(
         tx,
         w.crawlId,
@@ -136,10 +155,22 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     // Other sources' own records (Steam Web API) index a server before any answer arrives.
     const unanswered = reported.filter((r) => !r.managed);
     if (unanswered.length > 0) {
-      await applyStates(tx, unanswered.map((r) => ({ id: r.id, status: reportedToStatus(r.state), pingMs: null, playersSource: 'STEAM_WEB_API' as const })), true, w.fakePlayers);
+      await applyStates(
+        tx,
+        unanswered.map((r) => ({
+          id: r.id,
+          status: reportedToStatus(r.state),
+          pingMs: null,
+          playersSource: "STEAM_WEB_API" as const,
+        })),
+        true,
+        w.fakePlayers,
+      );
     }
 
-    const inCrawl = await tx.$queryRaw<{ id: bigint }[]>`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
+    const inCrawl = await tx.$queryRaw<
+      { id: bigint }[]
+    >`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
     const planned = new Set(inCrawl.map((r) => toId(r.id)));
     const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
     const batches: { key: string; ids: number[] }[] = [];
@@ -158,14 +189,17 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     // was listed by this source since the crawl began. Another source listing the same server meanwhile (one
     // game_server row for both) does not make it "listed before" here, so each crawl counts it once.
     const queryableIds = new Set(queryable);
-    const firstListed = upserted.filter((u) => !(queryableIds.has(u.id) ? planned.has(u.id) : u.listedHereBefore));
+    const firstListed = upserted.filter(
+      (u) => !(queryableIds.has(u.id) ? planned.has(u.id) : u.listedHereBefore),
+    );
     const newlyListed = rows.length - (upserted.length - firstListed.length);
     const refused = firstListed.filter((u) => u.not_queryable && !u.management_registered).length;
     await tx.$executeRaw`
       UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written}, refused = refused + ${refused},
         answered = answered + ${managed.length}, partial = partial OR ${w.partial}, listed_at = GREATEST(listed_at, now())
       WHERE id = ${w.crawlId}`;
-    if (managed.length > 0) await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
+    if (managed.length > 0)
+      await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
   }, TX_OPTIONS);
 }
@@ -217,13 +251,26 @@ const UPSERT_ROUNDS = 5;
  * Returns the rows written (updated or inserted), each saying whether this source had listed it since
  * `crawlAt` already (an earlier run of the crawl, or the same server under another region).
  */
-async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, crawlAt: Date): Promise<{ upserted: (UpsertedRow & { id: number; listedHereBefore: boolean })[] }> {
+async function upsertListed(
+  tx: Tx,
+  input: ListedInput[],
+  sourceId: number,
+  crawlAt: Date,
+): Promise<{ upserted: (UpsertedRow & { id: number; listedHereBefore: boolean })[] }> {
   const upserted: UpsertedRow[] = [];
   const listedHereBefore = new Set<number>();
   let pending = input;
   for (let round = 0; round < UPSERT_ROUNDS && pending.length > 0; round++) {
     const json = JSON.stringify(pending);
-    const existing = await tx.$queryRaw<{ id: number | bigint; address: string; query_port: number; management_registered: boolean; listed_before: boolean }[]>`
+    const existing = await tx.$queryRaw<
+      {
+        id: number | bigint;
+        address: string;
+        query_port: number;
+        management_registered: boolean;
+        listed_before: boolean;
+      }[]
+    >`
       SELECT g.id, g.address, g.query_port, g.management_registered,
         (g.last_listed_at >= ${crawlAt} AND g.source_id = ${sourceId}) IS TRUE AS listed_before
       FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
@@ -290,8 +337,17 @@ async function upsertListed(tx: Tx, input: ListedInput[], sourceId: number, craw
     const done = new Set(inserted.map((r) => keyOf(r.address, r.query_port)));
     pending = missing.filter((r) => !done.has(keyOf(r.address, r.query_port)));
   }
-  if (pending.length > 0) throw new Error(`listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`);
-  return { upserted: upserted.map((u) => ({ ...u, id: toId(u.id), listedHereBefore: listedHereBefore.has(toId(u.id)) })) };
+  if (pending.length > 0)
+    throw new Error(
+      `listing upsert did not settle after ${UPSERT_ROUNDS} rounds (${pending.length} servers)`,
+    );
+  return {
+    upserted: upserted.map((u) => ({
+      ...u,
+      id: toId(u.id),
+      listedHereBefore: listedHereBefore.has(toId(u.id)),
+    })),
+  };
 }
 
 /** Registration rows a crawled listing took over: what the registrations reported goes; the crawl's query fills the row again. */
@@ -307,9 +363,9 @@ async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
 
 function reportedToStatus(r: ReportedState): ServerStatus {
   return {
-    protocol: 'source',
-    name: r.name ?? '',
-    map: r.map ?? '',
+    protocol: "source",
+    name: r.name ?? "",
+    map: r.map ?? "",
     folder: r.folder ?? null,
     game: r.game ?? null,
     appId: r.appId ?? null,
@@ -335,10 +391,11 @@ function reportedToStatus(r: ReportedState): ServerStatus {
   };
 }
 
-const SERVER_TYPE_CODE = { dedicated: 'd', listen: 'l', proxy: 'p' } as const;
+const SERVER_TYPE_CODE = { dedicated: "d", listen: "l", proxy: "p" } as const;
 
 /** game_server.players_source: where a server's player count comes from (prisma/schema.prisma, PlayerCountSource). */
-export type PlayerCountSource = 'A2S_INFO' | 'A2S_PLAYER' | 'MANAGEMENT' | 'LEGACY_STATUS' | 'STEAM_WEB_API';
+export type PlayerCountSource =
+  "A2S_INFO" | "A2S_PLAYER" | "MANAGEMENT" | "LEGACY_STATUS" | "STEAM_WEB_API";
 
 /** A2S_INFO carries the player count in one byte. */
 const A2S_INFO_MAX_PLAYERS = 255;
@@ -348,10 +405,14 @@ const A2S_INFO_MAX_PLAYERS = 255;
  * PLAYER list longer than INFO's one byte can hold is the better count (servers with more than 255
  * players); an older protocol's status answer as its adapter read it.
  */
-export function answeredPlayerCount(status: ServerStatus): { players: number; source: PlayerCountSource } {
-  if (status.protocol !== 'source') return { players: status.players, source: 'LEGACY_STATUS' };
-  if (status.players >= A2S_INFO_MAX_PLAYERS && status.playerList.length > status.players) return { players: status.playerList.length, source: 'A2S_PLAYER' };
-  return { players: status.players, source: 'A2S_INFO' };
+export function answeredPlayerCount(status: ServerStatus): {
+  players: number;
+  source: PlayerCountSource;
+} {
+  if (status.protocol !== "source") return { players: status.players, source: "LEGACY_STATUS" };
+  if (status.players >= A2S_INFO_MAX_PLAYERS && status.playerList.length > status.players)
+    return { players: status.playerList.length, source: "A2S_PLAYER" };
+  return { players: status.players, source: "A2S_INFO" };
 }
 
 interface StateWrite {
@@ -364,7 +425,9 @@ interface StateWrite {
 
 function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown> {
   const st = s.status;
-  const count = s.playersSource ? { players: st.players, source: s.playersSource } : answeredPlayerCount(st);
+  const count = s.playersSource
+    ? { players: st.players, source: s.playersSource }
+    : answeredPlayerCount(st);
   const playerList = cleanJson(st.playerList);
   return {
     id: s.id,
@@ -393,7 +456,10 @@ function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown
     player_list: playerList,
     rules: cleanJson(st.rules),
     raw: st.raw === null ? null : cleanJson(st.raw),
-    player_names: playerList.map((p) => p.name).filter((n) => n !== '').join('\n'),
+    player_names: playerList
+      .map((p) => p.name)
+      .filter((n) => n !== "")
+      .join("\n"),
     fake_reasons: answerFakeReasons(st, rules),
   };
 }
@@ -404,7 +470,12 @@ function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown
  * The answer's fake-player reasons replace the previous answer's; the close-time ones stay. A flag set
  * without any reason (by hand) stays too.
  */
-async function applyStates(tx: Tx, states: StateWrite[], onlyIfNeverAnswered: boolean, rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES): Promise<void> {
+async function applyStates(
+  tx: Tx,
+  states: StateWrite[],
+  onlyIfNeverAnswered: boolean,
+  rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES,
+): Promise<void> {
   const input = JSON.stringify(states.map((s) => stateRow(s, rules)));
   const kept = [...CLOSE_TIME_REASONS];
   await tx.$executeRaw`
@@ -444,12 +515,20 @@ interface SampleRow {
   ping_ms: number | null;
 }
 
-function sampleOf(id: number, status: ServerStatus | null, pingMs: number | null, reported = false): SampleRow {
-  if (status === null) return { id, online: false, players: 0, bots: null, max_players: 0, map: null, ping_ms: null };
+function sampleOf(
+  id: number,
+  status: ServerStatus | null,
+  pingMs: number | null,
+  reported = false,
+): SampleRow {
+  if (status === null)
+    return { id, online: false, players: 0, bots: null, max_players: 0, map: null, ping_ms: null };
   return {
     id,
     online: true,
-    players: clampInt(reported ? status.players : answeredPlayerCount(status).players, 0, SMALLINT_MAX) ?? 0,
+    players:
+      clampInt(reported ? status.players : answeredPlayerCount(status).players, 0, SMALLINT_MAX) ??
+      0,
     bots: clampInt(status.bots, 0, SMALLINT_MAX),
     max_players: clampInt(status.maxPlayers, 0, SMALLINT_MAX) ?? 0,
     map: cleanText(status.map),
@@ -458,7 +537,12 @@ function sampleOf(id: number, status: ServerStatus | null, pingMs: number | null
 }
 
 /** One sample per server per crawl; a duplicate (retried job) is ignored. Returns rows inserted. */
-async function insertSamples(tx: Tx, crawlId: number, crawlAt: Date, samples: SampleRow[]): Promise<number> {
+async function insertSamples(
+  tx: Tx,
+  crawlId: number,
+  crawlAt: Date,
+  samples: SampleRow[],
+): Promise<number> {
   if (samples.length === 0) return 0;
   const input = JSON.stringify(samples);
   return tx.$executeRaw`
@@ -470,10 +554,10 @@ async function insertSamples(tx: Tx, crawlId: number, crawlAt: Date, samples: Sa
 }
 
 export type BatchOutcome =
-  | { serverId: number; kind: 'answered'; status: ServerStatus; pingMs: number | null }
-  | { serverId: number; kind: 'failed'; code: string }
+  | { serverId: number; kind: "answered"; status: ServerStatus; pingMs: number | null }
+  | { serverId: number; kind: "failed"; code: string }
   /** Refused by the address policy at send time: flagged, not queried, not sampled. */
-  | { serverId: number; kind: 'refused'; isRelay: boolean };
+  | { serverId: number; kind: "refused"; isRelay: boolean };
 
 export interface BatchWrite {
   crawlId: number;
@@ -499,7 +583,7 @@ export interface BatchWriteResult {
 }
 
 /** The failure code of a query that got no answer in time (ProtocolError TIMEOUT). */
-const TIMEOUT_CODE = 'TIMEOUT';
+const TIMEOUT_CODE = "TIMEOUT";
 
 export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWriteResult> {
   return db.$transaction(async (tx) => {
@@ -507,18 +591,22 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       UPDATE crawl_batch SET done_at = now() WHERE crawl_id = ${w.crawlId} AND batch_key = ${w.batchKey} AND done_at IS NULL
       RETURNING run_id`;
     const claim = claimed[0];
-    if (claim === undefined) return { duplicate: true, answered: 0, failed: 0, timedOut: 0, refused: 0, written: 0 };
-    await lockServers(tx, w.outcomes.map((o) => o.serverId));
+    if (claim === undefined)
+      return { duplicate: true, answered: 0, failed: 0, timedOut: 0, refused: 0, written: 0 };
+    await lockServers(
+      tx,
+      w.outcomes.map((o) => o.serverId),
+    );
 
     const answered: StateWrite[] = [];
     const failed: { id: number; code: string }[] = [];
     const refused: { id: number; is_relay: boolean }[] = [];
     const samples: SampleRow[] = [];
     for (const o of w.outcomes) {
-      if (o.kind === 'answered') {
+      if (o.kind === "answered") {
         answered.push({ id: o.serverId, status: o.status, pingMs: o.pingMs });
         samples.push(sampleOf(o.serverId, o.status, o.pingMs));
-      } else if (o.kind === 'failed') {
+      } else if (o.kind === "failed") {
         failed.push({ id: o.serverId, code: cleanText(o.code) });
         samples.push(sampleOf(o.serverId, null, null));
       } else {
@@ -558,16 +646,33 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
     if (claim.run_id !== null) {
       await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${answered.length}, failed = failed + ${failed.length} WHERE id = ${claim.run_id}`;
     }
-    return { duplicate: false, answered: answered.length, failed: failed.length, timedOut, refused: refused.length, written };
+    return {
+      duplicate: false,
+      answered: answered.length,
+      failed: failed.length,
+      timedOut,
+      refused: refused.length,
+      written,
+    };
   }, TX_OPTIONS);
 }
 
 /** One query outside any crawl (the API's requeryServer): current state and life cycle, no sample. */
-export async function writeServerOutcome(db: Db, outcome: BatchOutcome, offlineAfterFailures: number, fakePlayers?: FakePlayerRules): Promise<void> {
+export async function writeServerOutcome(
+  db: Db,
+  outcome: BatchOutcome,
+  offlineAfterFailures: number,
+  fakePlayers?: FakePlayerRules,
+): Promise<void> {
   await db.$transaction(async (tx) => {
-    if (outcome.kind === 'answered') {
-      await applyStates(tx, [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }], false, fakePlayers);
-    } else if (outcome.kind === 'failed') {
+    if (outcome.kind === "answered") {
+      await applyStates(
+        tx,
+        [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }],
+        false,
+        fakePlayers,
+      );
+    } else if (outcome.kind === "failed") {
       await tx.$executeRaw`
         UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = ${cleanText(outcome.code)},
           last_queried_at = now(), updated_at = now(),

@@ -1,17 +1,22 @@
 /** Inputs of the mutations, with their validation (each error names `input.<field>`). */
-import 'reflect-metadata';
-import { Field, InputType, Int } from 'type-graphql';
-import { MasterSourceKind } from '../source/source.type';
+import "reflect-metadata";
+import { Field, InputType, Int } from "type-graphql";
+import { MasterSourceKind } from "../source/source.type";
 
 @InputType()
 export class AddServerInput {
-  @Field(() => String, { description: 'IP address (host names are not accepted: they are never resolved).' })
+  @Field(() => String, {
+    description: "IP address (host names are not accepted: they are never resolved).",
+  })
   address!: string;
 
-  @Field(() => Int, { description: 'The query port.' })
+  @Field(() => Int, { description: "The query port." })
   port!: number;
 
-  @Field(() => String, { defaultValue: 'source', description: "Query protocol: 'source', 'quake3', ..." })
+  @Field(() => String, {
+    defaultValue: "source",
+    description: "Query protocol: 'source', 'quake3', ...",
+  })
   protocol!: string;
 
   @Field(() => Int, { nullable: true })
@@ -20,7 +25,7 @@ export class AddServerInput {
 
 @InputType()
 export class AddSourceInput {
-  @Field(() => String, { description: 'Slug: lower-case letters, digits and dashes.' })
+  @Field(() => String, { description: "Slug: lower-case letters, digits and dashes." })
   name!: string;
 
   @Field(() => MasterSourceKind)
@@ -45,7 +50,7 @@ export class AddSourceInput {
   enabled?: boolean | null;
 }
 
-@InputType({ description: 'Fields to change; the others stay as they are.' })
+@InputType({ description: "Fields to change; the others stay as they are." })
 export class UpdateSourceInput {
   @Field(() => String, { nullable: true })
   host?: string | null;

@@ -3,12 +3,12 @@
  * '0x7f.0.0.1', which no one means), IPv6 with IPv4-mapped addresses read as IPv4, as the crawler
  * stores them (src/crawler/address-policy.ts).
  */
-import ipaddr from 'ipaddr.js';
+import ipaddr from "ipaddr.js";
 
 export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const t = text.trim();
   if (ipaddr.IPv4.isValidFourPartDecimal(t)) return ipaddr.IPv4.parse(t);
-  if (t.includes(':') && ipaddr.IPv6.isValid(t)) {
+  if (t.includes(":") && ipaddr.IPv6.isValid(t)) {
     const v6 = ipaddr.IPv6.parse(t);
     return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
   }
@@ -21,7 +21,7 @@ export function parseCidr(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | n
   if (!m) return null;
   const ip = parseIp(m[1] as string);
   const bits = Number(m[2]);
-  if (!ip || bits > (ip.kind() === 'ipv4' ? 32 : 128)) return null;
+  if (!ip || bits > (ip.kind() === "ipv4" ? 32 : 128)) return null;
   return [ip, bits];
 }
 

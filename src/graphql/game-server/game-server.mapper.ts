@@ -3,18 +3,30 @@
  * columns are read defensively: old rows may predate a field. The list's rows hold only the columns
  * of the fields the query asks for; the fields of the others are left undefined and never read.
  */
-import { toId } from '../../shared/ids';
-import { FakeReason, GameServer, GameServerStatus, Player, PlayerCountSource, RawValue, Rule, ServerOs } from './game-server.type';
-import type { ServerRow } from './server-list';
+import { toId } from "../../shared/ids";
+import {
+  FakeReason,
+  GameServer,
+  GameServerStatus,
+  Player,
+  PlayerCountSource,
+  RawValue,
+  Rule,
+  ServerOs,
+} from "./game-server.type";
+import type { ServerRow } from "./server-list";
 
 const OS_VALUES = new Set<string>(Object.values(ServerOs));
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
-const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const numOrNull = (v: unknown): number | null =>
+  typeof v === "number" && Number.isFinite(v) ? v : null;
+const strOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 export function toPlayers(json: unknown): Player[] {
   if (!Array.isArray(json)) return [];
@@ -24,11 +36,11 @@ export function toPlayers(json: unknown): Player[] {
     if (!p) continue;
     players.push(
       Object.assign(new Player(), {
-        name: strOrNull(p['name']) ?? '',
-        score: numOrNull(p['score']) === null ? null : Math.trunc(p['score'] as number),
-        durationSeconds: numOrNull(p['durationSeconds']),
-        pingMs: numOrNull(p['pingMs']),
-        team: strOrNull(p['team']),
+        name: strOrNull(p["name"]) ?? "",
+        score: numOrNull(p["score"]) === null ? null : Math.trunc(p["score"] as number),
+        durationSeconds: numOrNull(p["durationSeconds"]),
+        pingMs: numOrNull(p["pingMs"]),
+        team: strOrNull(p["team"]),
       }),
     );
   }
@@ -40,7 +52,10 @@ export function toRules(json: unknown): Rule[] {
   const rules: Rule[] = [];
   for (const item of json) {
     const r = asRecord(item);
-    if (r && typeof r['name'] === 'string') rules.push(Object.assign(new Rule(), { name: r['name'], value: strOrNull(r['value']) ?? '' }));
+    if (r && typeof r["name"] === "string")
+      rules.push(
+        Object.assign(new Rule(), { name: r["name"], value: strOrNull(r["value"]) ?? "" }),
+      );
   }
   return rules;
 }
@@ -49,7 +64,12 @@ export function toRules(json: unknown): Rule[] {
 export function toRawValues(json: unknown): RawValue[] | null {
   const record = asRecord(json);
   if (!record) return null;
-  return Object.entries(record).map(([key, value]) => Object.assign(new RawValue(), { key, value: typeof value === 'string' ? value : JSON.stringify(value) }));
+  return Object.entries(record).map(([key, value]) =>
+    Object.assign(new RawValue(), {
+      key,
+      value: typeof value === "string" ? value : JSON.stringify(value),
+    }),
+  );
 }
 
 export function toGameServer(row: ServerRow): GameServer {

@@ -1,25 +1,25 @@
 /** Query.servers / server / serverByAddress and the GameServer fields that read beyond its row. */
-import 'reflect-metadata';
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { Prisma } from '../../generated/prisma/client';
-import { Arg, Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from 'type-graphql';
-import { DEFAULT_PAGE_SIZE } from '../api-config';
-import { PageInfo, toPageRequest } from '../common/connection';
-import { parseIp } from '../common/ip';
-import type { ApiContext } from '../context';
-import { BadUserInputError, NotFoundError } from '../errors';
-import { DAY_MS, HOUR_MS, planHistory } from '../history/history-plan';
-import { HistoryResolution } from '../history/history-resolution';
-import { ServerHistory } from '../history/history.type';
-import { toMasterSource } from '../source/source.mapper';
-import { MasterSource } from '../source/source.type';
-import { ServerOrderField, ServersArgs } from './game-server.args';
-import { toGameServer } from './game-server.mapper';
-import { GameServer } from './game-server.type';
-import { ServerConnection, ServerEdge } from './server-connection.type';
-import { buildServerWhere } from './server-filter';
-import { countServers, listServerPage, readServer, SERVER_FIELDS } from './server-list';
-import { SORT_KEYS } from './server-order';
+import "reflect-metadata";
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import { Prisma } from "../../generated/prisma/client";
+import { Arg, Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import { DEFAULT_PAGE_SIZE } from "../api-config";
+import { PageInfo, toPageRequest } from "../common/connection";
+import { parseIp } from "../common/ip";
+import type { ApiContext } from "../context";
+import { BadUserInputError, NotFoundError } from "../errors";
+import { DAY_MS, HOUR_MS, planHistory } from "../history/history-plan";
+import { HistoryResolution } from "../history/history-resolution";
+import { ServerHistory } from "../history/history.type";
+import { toMasterSource } from "../source/source.mapper";
+import { MasterSource } from "../source/source.type";
+import { ServerOrderField, ServersArgs } from "./game-server.args";
+import { toGameServer } from "./game-server.mapper";
+import { GameServer } from "./game-server.type";
+import { ServerConnection, ServerEdge } from "./server-connection.type";
+import { buildServerWhere } from "./server-filter";
+import { countServers, listServerPage, readServer, SERVER_FIELDS } from "./server-list";
+import { SORT_KEYS } from "./server-order";
 
 export function historySettings(ctx: ApiContext) {
   return {
@@ -56,21 +56,38 @@ function requestedServerFields(info: GraphQLResolveInfo): Set<string> {
 }
 
 function checkPort(name: string, port: number): number {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new BadUserInputError(name, 'must be a port number (1-65535)');
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new BadUserInputError(name, "must be a port number (1-65535)");
   return port;
 }
 
 @Resolver(() => GameServer)
 export class GameServerResolver {
-  @Query(() => ServerConnection, { description: 'Game servers, filtered, sorted and paged with Relay cursors (keyset: every page costs the same).' })
-  async servers(@Args(() => ServersArgs) args: ServersArgs, @Ctx() ctx: ApiContext, @Info() info: GraphQLResolveInfo): Promise<ServerConnection> {
+  @Query(() => ServerConnection, {
+    description:
+      "Game servers, filtered, sorted and paged with Relay cursors (keyset: every page costs the same).",
+  })
+  async servers(
+    @Args(() => ServersArgs) args: ServersArgs,
+    @Ctx() ctx: ApiContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ServerConnection> {
     const page = toPageRequest(args, DEFAULT_PAGE_SIZE, ctx.config.apiMaxPageSize);
     const field = args.orderBy?.field ?? ServerOrderField.PLAYERS;
     const key = SORT_KEYS[field];
     const direction = args.orderBy?.direction ?? key.defaultDirection;
     const where = buildServerWhere(args.filter, ctx.now);
-    const result = await listServerPage(ctx.prisma, where, key, direction, page, requestedServerFields(info));
-    const edges = result.rows.map((r) => Object.assign(new ServerEdge(), { cursor: r.cursor, node: toGameServer(r.row) }));
+    const result = await listServerPage(
+      ctx.prisma,
+      where,
+      key,
+      direction,
+      page,
+      requestedServerFields(info),
+    );
+    const edges = result.rows.map((r) =>
+      Object.assign(new ServerEdge(), { cursor: r.cursor, node: toGameServer(r.row) }),
+    );
     return Object.assign(new ServerConnection(), {
       edges,
       nodes: edges.map((e) => e.node),
@@ -84,24 +101,35 @@ export class GameServerResolver {
     });
   }
 
-  @Query(() => GameServer, { nullable: true, description: 'One game server by id (NOT_FOUND error when there is none).' })
-  async server(@Arg('id', () => Int) id: number, @Ctx() ctx: ApiContext, @Info() info: GraphQLResolveInfo): Promise<GameServer> {
+  @Query(() => GameServer, {
+    nullable: true,
+    description: "One game server by id (NOT_FOUND error when there is none).",
+  })
+  async server(
+    @Arg("id", () => Int) id: number,
+    @Ctx() ctx: ApiContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<GameServer> {
     const row = await readServer(ctx.prisma, Prisma.sql`g.id = ${id}`, requestedServerFields(info));
     if (!row) throw new NotFoundError(`game server ${id}`);
     return toGameServer(row);
   }
 
-  @Query(() => GameServer, { nullable: true, description: 'One game server by IP address and query port (NOT_FOUND error when there is none).' })
+  @Query(() => GameServer, {
+    nullable: true,
+    description:
+      "One game server by IP address and query port (NOT_FOUND error when there is none).",
+  })
   async serverByAddress(
-    @Arg('address', () => String) address: string,
-    @Arg('port', () => Int, { description: 'The query port.' }) port: number,
+    @Arg("address", () => String) address: string,
+    @Arg("port", () => Int, { description: "The query port." }) port: number,
     @Ctx() ctx: ApiContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<GameServer> {
     const text = address.trim();
     const ip = parseIp(text);
-    if (!ip) throw new BadUserInputError('address', `'${address}' is not an IP address`);
-    checkPort('port', port);
+    if (!ip) throw new BadUserInputError("address", `'${address}' is not an IP address`);
+    checkPort("port", port);
     // Stored as listed; an IPv6 address may be written in several ways, so compare as inet too.
     const row = await readServer(
       ctx.prisma,
@@ -113,14 +141,25 @@ export class GameServerResolver {
     return toGameServer(row);
   }
 
-  @FieldResolver(() => ServerHistory, { complexity: 5, description: 'History over [from, to) (default: the last 24 hours).' })
+  @FieldResolver(() => ServerHistory, {
+    complexity: 5,
+    description: "History over [from, to) (default: the last 24 hours).",
+  })
   history(
     @Root() server: GameServer,
     @Ctx() ctx: ApiContext,
-    @Arg('from', () => Date, { nullable: true }) from?: Date | null,
-    @Arg('to', () => Date, { nullable: true }) to?: Date | null,
-    @Arg('lastDays', () => Int, { nullable: true, description: 'The last this many days up to now, instead of from and to.' }) lastDays?: number | null,
-    @Arg('resolution', () => HistoryResolution, { nullable: true, defaultValue: HistoryResolution.AUTO }) resolution?: HistoryResolution | null,
+    @Arg("from", () => Date, { nullable: true }) from?: Date | null,
+    @Arg("to", () => Date, { nullable: true }) to?: Date | null,
+    @Arg("lastDays", () => Int, {
+      nullable: true,
+      description: "The last this many days up to now, instead of from and to.",
+    })
+    lastDays?: number | null,
+    @Arg("resolution", () => HistoryResolution, {
+      nullable: true,
+      defaultValue: HistoryResolution.AUTO,
+    })
+    resolution?: HistoryResolution | null,
   ): ServerHistory {
     const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx));
     return Object.assign(new ServerHistory(), {
@@ -133,7 +172,10 @@ export class GameServerResolver {
     });
   }
 
-  @FieldResolver(() => MasterSource, { nullable: true, description: 'The list source that listed it.' })
+  @FieldResolver(() => MasterSource, {
+    nullable: true,
+    description: "The list source that listed it.",
+  })
   async source(@Root() server: GameServer, @Ctx() ctx: ApiContext): Promise<MasterSource | null> {
     if (server.sourceId === null) return null;
     const row = await ctx.loaders.source.load(server.sourceId);
@@ -143,16 +185,22 @@ export class GameServerResolver {
 
 @Resolver(() => ServerConnection)
 export class ServerConnectionResolver {
-  @FieldResolver(() => Int, { complexity: 10, description: 'Servers matching the filter (counted on request).' })
+  @FieldResolver(() => Int, {
+    complexity: 10,
+    description: "Servers matching the filter (counted on request).",
+  })
   async totalCount(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
     conn.totals ??= countServers(ctx.prisma, conn.where);
     return (await conn.totals).servers;
   }
 
-  @FieldResolver(() => Int, { complexity: 10, description: 'Players on the matching servers that are ONLINE now (counted on request, with totalCount).' })
+  @FieldResolver(() => Int, {
+    complexity: 10,
+    description:
+      "Players on the matching servers that are ONLINE now (counted on request, with totalCount).",
+  })
   async totalPlayers(@Root() conn: ServerConnection, @Ctx() ctx: ApiContext): Promise<number> {
     conn.totals ??= countServers(ctx.prisma, conn.where);
     return (await conn.totals).players;
   }
 }
-

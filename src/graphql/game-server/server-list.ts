@@ -5,14 +5,14 @@
  * for are read: on a busy page the JSON ones (players, rules) are most of the bytes PostgreSQL sends
  * and the API parses, and every other column costs parsing too (dates, arrays).
  */
-import { Prisma, type GameServer as GameServerRow } from '../../generated/prisma/client';
-import type { Db } from '../../shared/db';
-import { toId } from '../../shared/ids';
-import { decodeCursor, encodeCursor, type SortValue } from '../common/cursor';
-import type { PageRequest } from '../common/connection';
-import { BadUserInputError } from '../errors';
-import { OrderDirection } from './game-server.args';
-import { selectSortValue, sortValueParam, type SortKey } from './server-order';
+import { Prisma, type GameServer as GameServerRow } from "../../generated/prisma/client";
+import type { Db } from "../../shared/db";
+import { toId } from "../../shared/ids";
+import { decodeCursor, encodeCursor, type SortValue } from "../common/cursor";
+import type { PageRequest } from "../common/connection";
+import { BadUserInputError } from "../errors";
+import { OrderDirection } from "./game-server.args";
+import { selectSortValue, sortValueParam, type SortKey } from "./server-order";
 
 /**
  * The game_server column behind each GameServer field, under the field's name (Prisma's model uses the
@@ -20,34 +20,34 @@ import { selectSortValue, sortValueParam, type SortKey } from './server-order';
  * built from input. `id` and `sourceId` are always read (cursors, the `history` and `source` fields).
  */
 const FIELD_COLUMNS = {
-  address: 'g.address',
+  address: "g.address",
   queryPort: 'g.query_port AS "queryPort"',
   gamePort: 'g.game_port AS "gamePort"',
-  protocol: 'g.protocol',
-  region: 'g.region',
-  country: 'g.country',
-  status: 'g.status::text AS status',
-  name: 'g.name',
-  map: 'g.map',
-  folder: 'g.folder',
-  game: 'g.game',
+  protocol: "g.protocol",
+  region: "g.region",
+  country: "g.country",
+  status: "g.status::text AS status",
+  name: "g.name",
+  map: "g.map",
+  folder: "g.folder",
+  game: "g.game",
   appId: 'g.app_id AS "appId"',
   gameId: 'g.game_id AS "gameId"',
-  players: 'g.players',
+  players: "g.players",
   playersSource: 'g.players_source::text AS "playersSource"',
   maxPlayers: 'g.max_players AS "maxPlayers"',
-  bots: 'g.bots',
+  bots: "g.bots",
   passwordProtected: 'g.password_protected AS "passwordProtected"',
   vacSecured: 'g.vac_secured AS "vacSecured"',
-  dedicated: 'g.dedicated',
-  os: 'g.os',
-  version: 'g.version',
-  keywords: 'g.keywords',
+  dedicated: "g.dedicated",
+  os: "g.os",
+  version: "g.version",
+  keywords: "g.keywords",
   steamId: 'g.steam_id AS "steamId"',
   pingMs: 'g.ping_ms AS "pingMs"',
   playerList: 'g.player_list AS "playerList"',
-  rules: 'g.rules',
-  raw: 'g.raw',
+  rules: "g.rules",
+  raw: "g.raw",
   firstSeenAt: 'g.first_seen_at AS "firstSeenAt"',
   lastListedAt: 'g.last_listed_at AS "lastListedAt"',
   lastQueriedAt: 'g.last_queried_at AS "lastQueriedAt"',
@@ -57,7 +57,7 @@ const FIELD_COLUMNS = {
   fakeReasons: 'g.fake_reasons::text[] AS "fakeReasons"',
   isRelay: 'g.is_relay AS "isRelay"',
   notQueryable: 'g.not_queryable AS "notQueryable"',
-  hidden: 'g.hidden',
+  hidden: "g.hidden",
   managementRegistered: 'g.management_registered AS "managementRegistered"',
 } as const satisfies Partial<Record<keyof GameServerRow, string>>;
 export type ServerField = keyof typeof FIELD_COLUMNS;
@@ -66,17 +66,32 @@ const ALWAYS = 'g.id, g.source_id AS "sourceId"';
 
 /** The select list for these fields (names that are not GameServer fields are ignored). */
 function serverColumns(fields: ReadonlySet<string>): Prisma.Sql {
-  return Prisma.raw([ALWAYS, ...(Object.keys(FIELD_COLUMNS) as ServerField[]).filter((f) => fields.has(f)).map((f) => FIELD_COLUMNS[f])].join(', '));
+  return Prisma.raw(
+    [
+      ALWAYS,
+      ...(Object.keys(FIELD_COLUMNS) as ServerField[])
+        .filter((f) => fields.has(f))
+        .map((f) => FIELD_COLUMNS[f]),
+    ].join(", "),
+  );
 }
 
 /** The first game server (in `order`) that matches `condition`, with the columns of these fields; null when none does. */
-export async function readServer(db: Db, condition: Prisma.Sql, fields: ReadonlySet<string>, order: Prisma.Sql = Prisma.raw('g.id')): Promise<ServerRow | null> {
-  const rows = await db.$queryRaw<ServerRow[]>`SELECT ${serverColumns(fields)} FROM game_server g WHERE ${condition} ORDER BY ${order} LIMIT 1`;
+export async function readServer(
+  db: Db,
+  condition: Prisma.Sql,
+  fields: ReadonlySet<string>,
+  order: Prisma.Sql = Prisma.raw("g.id"),
+): Promise<ServerRow | null> {
+  const rows = await db.$queryRaw<
+    ServerRow[]
+  >`SELECT ${serverColumns(fields)} FROM game_server g WHERE ${condition} ORDER BY ${order} LIMIT 1`;
   return rows[0] ?? null;
 }
 
 /** One row: id and sourceId, and the columns of the fields that were asked for (all of them for Prisma's rows). */
-export type ServerRow = Pick<GameServerRow, 'id' | 'sourceId'> & Partial<Pick<GameServerRow, ServerField>>;
+export type ServerRow = Pick<GameServerRow, "id" | "sourceId"> &
+  Partial<Pick<GameServerRow, ServerField>>;
 
 export interface KeysetRow {
   id: number;
@@ -91,18 +106,29 @@ export interface KeysetPage {
   hasPreviousPage: boolean;
 }
 
-export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, direction: OrderDirection, page: PageRequest, fields: ReadonlySet<string> = SERVER_FIELDS): Promise<KeysetPage> {
+export async function listServerPage(
+  db: Db,
+  where: Prisma.Sql,
+  key: SortKey,
+  direction: OrderDirection,
+  page: PageRequest,
+  fields: ReadonlySet<string> = SERVER_FIELDS,
+): Promise<KeysetPage> {
   // Walking backwards reads the index the other way, then the rows are put back in display order.
-  const ascending = (direction === OrderDirection.ASC) !== (page.direction === 'backward');
-  const sqlDir = Prisma.raw(ascending ? 'ASC' : 'DESC');
-  const cmp = Prisma.raw(ascending ? '>' : '<');
+  const ascending = (direction === OrderDirection.ASC) !== (page.direction === "backward");
+  const sqlDir = Prisma.raw(ascending ? "ASC" : "DESC");
+  const cmp = Prisma.raw(ascending ? ">" : "<");
   const order = `${key.cursorName}:${direction}`;
 
   let after = Prisma.empty;
   if (page.cursor !== null) {
     const c = decodeCursor(page.cursor, order, page.cursorArgument);
     const value = sortValueParam(key, c.value);
-    if (value === null) throw new BadUserInputError(page.cursorArgument, 'not a valid cursor (sort key does not match the ordering)');
+    if (value === null)
+      throw new BadUserInputError(
+        page.cursorArgument,
+        "not a valid cursor (sort key does not match the ordering)",
+      );
     after = Prisma.sql`AND (${key.sql}, g.id) ${cmp} (${value}, ${c.id}::bigint)`;
   }
   if (page.size === 0) return { rows: [], hasNextPage: false, hasPreviousPage: false };
@@ -116,13 +142,18 @@ export async function listServerPage(db: Db, where: Prisma.Sql, key: SortKey, di
     LIMIT ${page.size + 1}`;
   const more = found.length > page.size;
   const slice = found.slice(0, page.size);
-  if (page.direction === 'backward') slice.reverse();
+  if (page.direction === "backward") slice.reverse();
   const rows = slice.map((r) => {
     const id = toId(r.id);
-    return { id, sortValue: r.sort_value, cursor: encodeCursor({ order, value: r.sort_value, id }), row: r };
+    return {
+      id,
+      sortValue: r.sort_value,
+      cursor: encodeCursor({ order, value: r.sort_value, id }),
+      row: r,
+    };
   });
   // Relay: the far side is known exactly from the extra row; the near side only says a cursor was given.
-  return page.direction === 'forward'
+  return page.direction === "forward"
     ? { rows, hasNextPage: more, hasPreviousPage: page.cursor !== null }
     : { rows, hasNextPage: page.cursor !== null, hasPreviousPage: more };
 }

@@ -3,15 +3,19 @@
  * wider buckets AUTO picks, so a long range stays at a few hundred points. Pure functions; buckets
  * start at UTC midnight multiples (from 2000-01-01), like date_bin.
  */
-import type { PopulationPoint as StorePopulationPoint } from '../../history/population';
-import type { HistoryPoint as StorePoint } from '../../history/server-history';
-import { HistoryPoint, PopulationPoint } from './history.type';
+import type { PopulationPoint as StorePopulationPoint } from "../../history/population";
+import type { HistoryPoint as StorePoint } from "../../history/server-history";
+import { HistoryPoint, PopulationPoint } from "./history.type";
 
 const ORIGIN_MS = Date.UTC(2000, 0, 1);
 
-const bucketStart = (at: Date, bucketMs: number): number => ORIGIN_MS + Math.floor((at.getTime() - ORIGIN_MS) / bucketMs) * bucketMs;
+const bucketStart = (at: Date, bucketMs: number): number =>
+  ORIGIN_MS + Math.floor((at.getTime() - ORIGIN_MS) / bucketMs) * bucketMs;
 
-function groupBy<T extends { at: Date }>(points: readonly T[], bucketMs: number): Array<[number, T[]]> {
+function groupBy<T extends { at: Date }>(
+  points: readonly T[],
+  bucketMs: number,
+): Array<[number, T[]]> {
   const groups = new Map<number, T[]>();
   for (const p of points) {
     const k = bucketStart(p.at, bucketMs);
@@ -35,37 +39,52 @@ function toApiPoint(p: StorePoint): HistoryPoint {
   });
 }
 
-const minOf = (xs: Array<number | null>): number | null => xs.reduce<number | null>((m, x) => (x === null ? m : m === null ? x : Math.min(m, x)), null);
-const maxOf = (xs: Array<number | null>): number | null => xs.reduce<number | null>((m, x) => (x === null ? m : m === null ? x : Math.max(m, x)), null);
+const minOf = (xs: Array<number | null>): number | null =>
+  xs.reduce<number | null>((m, x) => (x === null ? m : m === null ? x : Math.min(m, x)), null);
+const maxOf = (xs: Array<number | null>): number | null =>
+  xs.reduce<number | null>((m, x) => (x === null ? m : m === null ? x : Math.max(m, x)), null);
 
 /** Server points merged into buckets of `bucketMs` (points already that wide or wider pass as they are). */
-export function rebucketHistory(points: readonly StorePoint[], bucketMs: number, nativeMs: number): HistoryPoint[] {
+export function rebucketHistory(
+  points: readonly StorePoint[],
+  bucketMs: number,
+  nativeMs: number,
+): HistoryPoint[] {
   if (bucketMs <= nativeMs || bucketMs === 0) return points.map(toApiPoint);
   return groupBy(points, bucketMs).map(([start, group]) => {
     const samples = group.reduce((s, p) => s + p.samples, 0);
     const mapWeight = new Map<string, number>();
-    for (const p of group) if (p.map) mapWeight.set(p.map, (mapWeight.get(p.map) ?? 0) + p.samples * p.onlineShare);
+    for (const p of group)
+      if (p.map) mapWeight.set(p.map, (mapWeight.get(p.map) ?? 0) + p.samples * p.onlineShare);
     let map: string | null = null;
     let best = -1;
-    for (const [m, w] of [...mapWeight].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (w > best) [map, best] = [m, w];
+    for (const [m, w] of [...mapWeight].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+      if (w > best) [map, best] = [m, w];
     return Object.assign(new HistoryPoint(), {
       at: new Date(start),
       samples,
       playersMin: minOf(group.map((p) => p.playersMin)),
       playersMax: maxOf(group.map((p) => p.playersMax)),
       // Weighted by samples: the average over every sample in the bucket, as for a native point.
-      playersAvg: samples > 0 ? group.reduce((s, p) => s + p.playersAvg * p.samples, 0) / samples : 0,
+      playersAvg:
+        samples > 0 ? group.reduce((s, p) => s + p.playersAvg * p.samples, 0) / samples : 0,
       bots: maxOf(group.map((p) => p.botsMax)),
-      onlineShare: samples > 0 ? group.reduce((s, p) => s + p.onlineShare * p.samples, 0) / samples : 0,
+      onlineShare:
+        samples > 0 ? group.reduce((s, p) => s + p.onlineShare * p.samples, 0) / samples : 0,
       map,
     });
   });
 }
 
 /** Population points merged into buckets of `bucketMs`: averages of the rollup buckets, peaks as maxima, minima as minima. */
-export function rebucketPopulation(points: readonly StorePopulationPoint[], bucketMs: number, nativeMs: number): PopulationPoint[] {
+export function rebucketPopulation(
+  points: readonly StorePopulationPoint[],
+  bucketMs: number,
+  nativeMs: number,
+): PopulationPoint[] {
   const toApi = (at: Date, group: readonly StorePopulationPoint[]): PopulationPoint => {
-    const avg = (f: (p: StorePopulationPoint) => number): number => group.reduce((s, p) => s + f(p), 0) / group.length;
+    const avg = (f: (p: StorePopulationPoint) => number): number =>
+      group.reduce((s, p) => s + f(p), 0) / group.length;
     return Object.assign(new PopulationPoint(), {
       at,
       serversOnline: avg((p) => p.serversOnline),

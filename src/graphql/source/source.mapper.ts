@@ -1,7 +1,19 @@
 /** Prisma rows → API objects for sources, crawls and blocked ranges. */
-import type { BlockedRange as BlockedRangeRow, Crawl as CrawlRow, CrawlRun as CrawlRunRow, MasterSource as MasterSourceRow } from '../../generated/prisma/client';
-import { toId } from '../../shared/ids';
-import { BlockedRange, Crawl, CrawlRun, ListingTruncation, MasterSource, MasterSourceKind } from './source.type';
+import type {
+  BlockedRange as BlockedRangeRow,
+  Crawl as CrawlRow,
+  CrawlRun as CrawlRunRow,
+  MasterSource as MasterSourceRow,
+} from "../../generated/prisma/client";
+import { toId } from "../../shared/ids";
+import {
+  BlockedRange,
+  Crawl,
+  CrawlRun,
+  ListingTruncation,
+  MasterSource,
+  MasterSourceKind,
+} from "./source.type";
 
 export function toMasterSource(r: MasterSourceRow): MasterSource {
   return Object.assign(new MasterSource(), {
@@ -38,7 +50,10 @@ export function toCrawl(r: CrawlRow): Crawl {
     listingMs: r.listedAt ? Math.max(0, r.listedAt.getTime() - r.startedAt.getTime()) : null,
     queryStartedAt: r.queryStartedAt,
     queriedAt: r.queriedAt,
-    queryMs: r.queryStartedAt && r.queriedAt ? Math.max(0, r.queriedAt.getTime() - r.queryStartedAt.getTime()) : null,
+    queryMs:
+      r.queryStartedAt && r.queriedAt
+        ? Math.max(0, r.queriedAt.getTime() - r.queryStartedAt.getTime())
+        : null,
     dataAsOf: r.queriedAt ?? r.listedAt,
     partial: r.partial,
     error: r.error,
@@ -62,5 +77,10 @@ export function toCrawlRun(r: CrawlRunRow): CrawlRun {
 }
 
 export function toBlockedRange(r: BlockedRangeRow): BlockedRange {
-  return Object.assign(new BlockedRange(), { id: r.id, cidr: r.cidr, reason: r.reason, createdAt: r.createdAt });
+  return Object.assign(new BlockedRange(), {
+    id: r.id,
+    cidr: r.cidr,
+    reason: r.reason,
+    createdAt: r.createdAt,
+  });
 }

@@ -1,33 +1,42 @@
 /** List sources (master servers, the Steam Web API, management servers) and their crawls. */
-import 'reflect-metadata';
-import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import "reflect-metadata";
+import { Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
 
 export enum MasterSourceKind {
-  VALVE_UDP = 'VALVE_UDP',
-  STEAM_WEB_API = 'STEAM_WEB_API',
-  MANAGEMENT = 'MANAGEMENT',
-  ADDRESS_LIST = 'ADDRESS_LIST',
+  VALVE_UDP = "VALVE_UDP",
+  STEAM_WEB_API = "STEAM_WEB_API",
+  MANAGEMENT = "MANAGEMENT",
+  ADDRESS_LIST = "ADDRESS_LIST",
 }
-registerEnumType(MasterSourceKind, { name: 'MasterSourceKind' });
+registerEnumType(MasterSourceKind, { name: "MasterSourceKind" });
 
 export enum ListingTruncation {
-  CAPPED = 'CAPPED',
-  CUT_SHORT = 'CUT_SHORT',
-  RESUMED = 'RESUMED',
+  CAPPED = "CAPPED",
+  CUT_SHORT = "CUT_SHORT",
+  RESUMED = "RESUMED",
 }
 registerEnumType(ListingTruncation, {
-  name: 'ListingTruncation',
-  description: 'Why a listing did not cover its whole region or query split.',
+  name: "ListingTruncation",
+  description: "Why a listing did not cover its whole region or query split.",
   valuesConfig: {
-    CAPPED: { description: "A part of the query still returned the source's per-call cap and could not be split further (Steam Web API): servers beyond the cap were not listed." },
-    CUT_SHORT: { description: 'The listing stopped before its end: rate limit, timeout, an unreachable source or an error (see `error`).' },
-    RESUMED: { description: "It began where an earlier crawl's listing of the split stopped: the pages before were not listed in this crawl." },
+    CAPPED: {
+      description:
+        "A part of the query still returned the source's per-call cap and could not be split further (Steam Web API): servers beyond the cap were not listed.",
+    },
+    CUT_SHORT: {
+      description:
+        "The listing stopped before its end: rate limit, timeout, an unreachable source or an error (see `error`).",
+    },
+    RESUMED: {
+      description:
+        "It began where an earlier crawl's listing of the split stopped: the pages before were not listed in this crawl.",
+    },
   },
 });
 
-@ObjectType({ description: 'The listing of one region or query split within a crawl.' })
+@ObjectType({ description: "The listing of one region or query split within a crawl." })
 export class CrawlRun {
-  @Field(() => Int, { description: 'Valve region code, or -1 when the source has no regions.' })
+  @Field(() => Int, { description: "Valve region code, or -1 when the source has no regions." })
   region!: number;
 
   @Field(() => String, { description: "Query split (Steam Web API), '' when none." })
@@ -48,13 +57,19 @@ export class CrawlRun {
   @Field(() => Int)
   failed!: number;
 
-  @Field(() => Boolean, { description: 'The listing stopped short (rate limit, cap, timeout).' })
+  @Field(() => Boolean, { description: "The listing stopped short (rate limit, cap, timeout)." })
   partial!: boolean;
 
-  @Field(() => ListingTruncation, { nullable: true, description: 'Why the listing did not cover its split; null when it did.' })
+  @Field(() => ListingTruncation, {
+    nullable: true,
+    description: "Why the listing did not cover its split; null when it did.",
+  })
   truncation!: ListingTruncation | null;
 
-  @Field(() => Int, { description: "Parts of the query still at the source's per-call cap (Steam Web API); 0 elsewhere." })
+  @Field(() => Int, {
+    description:
+      "Parts of the query still at the source's per-call cap (Steam Web API); 0 elsewhere.",
+  })
   cappedParts!: number;
 
   @Field(() => String, { nullable: true })
@@ -63,8 +78,8 @@ export class CrawlRun {
 
 @ObjectType({
   description:
-    'One crawl of one list source, with what it covered: of `listed` servers, `queried` were asked (`answered` + `failed`, of which ' +
-    '`timedOut`), `refused` were kept from being queried by the address policy, and management registrations count as answered ' +
+    "One crawl of one list source, with what it covered: of `listed` servers, `queried` were asked (`answered` + `failed`, of which " +
+    "`timedOut`), `refused` were kept from being queried by the address policy, and management registrations count as answered " +
     'without a query. A stats site shows "data as of `dataAsOf`, coverage `coverage`" and says when listings were truncated.',
 })
 export class Crawl {
@@ -74,78 +89,120 @@ export class Crawl {
   @Field(() => Int)
   sourceId!: number;
 
-  @Field(() => Date, { description: 'When the crawl began (its listing runs start then; history samples are filed under it).' })
+  @Field(() => Date, {
+    description:
+      "When the crawl began (its listing runs start then; history samples are filed under it).",
+  })
   startedAt!: Date;
 
-  @Field(() => Date, { nullable: true, description: 'When it was closed: every listing run and query batch done (or given up).' })
+  @Field(() => Date, {
+    nullable: true,
+    description: "When it was closed: every listing run and query batch done (or given up).",
+  })
   finishedAt!: Date | null;
 
-  @Field(() => Int, { description: 'Distinct servers the source listed in this crawl (a server under several of its splits counts once).' })
+  @Field(() => Int, {
+    description:
+      "Distinct servers the source listed in this crawl (a server under several of its splits counts once).",
+  })
   listed!: number;
 
-  @Field(() => Int, { description: 'Addresses the source listed.', deprecationReason: 'Use listed (the same number).' })
+  @Field(() => Int, {
+    description: "Addresses the source listed.",
+    deprecationReason: "Use listed (the same number).",
+  })
   found!: number;
 
-  @Field(() => Int, { description: 'Servers queried in this crawl: answered + failed.' })
+  @Field(() => Int, { description: "Servers queried in this crawl: answered + failed." })
   queried!: number;
 
-  @Field(() => Int, { description: 'Servers that answered their query, plus management registrations (their state is what they reported).' })
+  @Field(() => Int, {
+    description:
+      "Servers that answered their query, plus management registrations (their state is what they reported).",
+  })
   answered!: number;
 
-  @Field(() => Int, { description: 'Queries that failed (no answer in time, refused connection, unreadable answer, cancelled).' })
+  @Field(() => Int, {
+    description:
+      "Queries that failed (no answer in time, refused connection, unreadable answer, cancelled).",
+  })
   failed!: number;
 
-  @Field(() => Int, { description: 'Of failed: queries that got no answer before their deadline (dead or unreachable servers).' })
+  @Field(() => Int, {
+    description:
+      "Of failed: queries that got no answer before their deadline (dead or unreachable servers).",
+  })
   timedOut!: number;
 
   @Field(() => Int, {
-    description: 'Listed servers the address policy kept from being queried: private, reserved or blocked ranges, relays, unresolved host names.',
+    description:
+      "Listed servers the address policy kept from being queried: private, reserved or blocked ranges, relays, unresolved host names.",
   })
   refused!: number;
 
-  @Field(() => Int, { description: 'Servers whose state was written.' })
+  @Field(() => Int, { description: "Servers whose state was written." })
   written!: number;
 
   @Field(() => Float, {
     nullable: true,
-    description: 'answered / listed (0-1): the share of listed servers whose numbers come from this crawl; null when nothing was listed.',
+    description:
+      "answered / listed (0-1): the share of listed servers whose numbers come from this crawl; null when nothing was listed.",
   })
   coverage!: number | null;
 
-  @Field(() => Date, { nullable: true, description: 'When its last listing run finished; null while listing.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: "When its last listing run finished; null while listing.",
+  })
   listedAt!: Date | null;
 
-  @Field(() => Int, { nullable: true, description: 'Listing time: from startedAt to listedAt, in milliseconds.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: "Listing time: from startedAt to listedAt, in milliseconds.",
+  })
   listingMs!: number | null;
 
-  @Field(() => Date, { nullable: true, description: 'When its first query batch started; null when nothing was queried.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: "When its first query batch started; null when nothing was queried.",
+  })
   queryStartedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When its last query batch was written: the time its data is "as of".' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When its last query batch was written: the time its data is "as of".',
+  })
   queriedAt!: Date | null;
 
-  @Field(() => Int, { nullable: true, description: 'Query time: from queryStartedAt to queriedAt, in milliseconds (queries start as the first listing run ends).' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      "Query time: from queryStartedAt to queriedAt, in milliseconds (queries start as the first listing run ends).",
+  })
   queryMs!: number | null;
 
   @Field(() => Date, {
     nullable: true,
-    description: 'When its numbers are from: queriedAt, or listedAt when nothing was queried (a management server reports its servers at listing).',
+    description:
+      "When its numbers are from: queriedAt, or listedAt when nothing was queried (a management server reports its servers at listing).",
   })
   dataAsOf!: Date | null;
 
-  @Field(() => Boolean, { description: 'A listing stopped short: absences in this crawl do not count towards DELISTED.' })
+  @Field(() => Boolean, {
+    description: "A listing stopped short: absences in this crawl do not count towards DELISTED.",
+  })
   partial!: boolean;
 
   @Field(() => String, { nullable: true })
   error!: string | null;
 }
 
-@ObjectType({ description: 'A list source: something that yields game-server addresses.' })
+@ObjectType({ description: "A list source: something that yields game-server addresses." })
 export class MasterSource {
   @Field(() => Int)
   id!: number;
 
-  @Field(() => String, { description: 'Stable slug.' })
+  @Field(() => String, { description: "Stable slug." })
   name!: string;
 
   @Field(() => MasterSourceKind)
@@ -157,7 +214,7 @@ export class MasterSource {
   @Field(() => Int, { nullable: true })
   port!: number | null;
 
-  @Field(() => String, { description: 'Master filter string, e.g. \\appid\\730\\empty\\1.' })
+  @Field(() => String, { description: "Master filter string, e.g. \\appid\\730\\empty\\1." })
   filter!: string;
 
   @Field(() => [Int], { description: "Valve region codes listed; empty = the kind's default." })
@@ -176,7 +233,7 @@ export class MasterSource {
   updatedAt!: Date;
 }
 
-@ObjectType({ description: 'A CIDR range that is never queried.' })
+@ObjectType({ description: "A CIDR range that is never queried." })
 export class BlockedRange {
   @Field(() => Int)
   id!: number;

@@ -5,13 +5,13 @@
  * comes from the quirk table (quirks.ts).
  */
 export type ColorFamily =
-  | 'idtech' // Quake 3, RtCW, ET, JK2/JKA, SOF2, EF, CoD 2+, Doom 3, Prey, ETQW
-  | 'cod1' // Call of Duty 1 / UO: also ^^ + a digit written twice
-  | 'darkplaces' // Nexuiz, Xonotic
-  | 'quake4'
-  | 'unreal2' // 0x1B + 3 RGB bytes (America's Army via GameSpy 2)
-  | 'minecraft' // § + one char
-  | 'none';
+  | "idtech" // Quake 3, RtCW, ET, JK2/JKA, SOF2, EF, CoD 2+, Doom 3, Prey, ETQW
+  | "cod1" // Call of Duty 1 / UO: also ^^ + a digit written twice
+  | "darkplaces" // Nexuiz, Xonotic
+  | "quake4"
+  | "unreal2" // 0x1B + 3 RGB bytes (America's Army via GameSpy 2)
+  | "minecraft" // § + one char
+  | "none";
 
 const IDTECH = /\^(X[0-9A-Fa-f]{6}|[^^])/g;
 const COD1_DOUBLE = /\^\^([0-9])\1/g;
@@ -24,24 +24,24 @@ const CONTROLS = /[\x00-\x08\x0A-\x1F\x7F]/g;
 
 export function stripColorCodes(text: string, family: ColorFamily): string {
   switch (family) {
-    case 'idtech':
-      return text.replace(IDTECH, '');
-    case 'cod1':
-      return text.replace(COD1_DOUBLE, '').replace(IDTECH, '');
-    case 'darkplaces':
-      return text.replace(DARKPLACES, '').replace(/\^\^/g, '^');
-    case 'quake4':
-      return text.replace(QUAKE4, '');
-    case 'unreal2':
-      return text.replace(UNREAL2, '');
-    case 'minecraft':
-      return text.replace(MINECRAFT, '');
-    case 'none':
+    case "idtech":
+      return text.replace(IDTECH, "");
+    case "cod1":
+      return text.replace(COD1_DOUBLE, "").replace(IDTECH, "");
+    case "darkplaces":
+      return text.replace(DARKPLACES, "").replace(/\^\^/g, "^");
+    case "quake4":
+      return text.replace(QUAKE4, "");
+    case "unreal2":
+      return text.replace(UNREAL2, "");
+    case "minecraft":
+      return text.replace(MINECRAFT, "");
+    case "none":
       return text;
   }
 }
 
 /** A display string: colour codes of the family removed, then control bytes removed. */
 export function cleanText(text: string, family: ColorFamily): string {
-  return stripColorCodes(text, family).replace(CONTROLS, '');
+  return stripColorCodes(text, family).replace(CONTROLS, "");
 }

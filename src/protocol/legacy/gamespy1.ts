@@ -15,20 +15,24 @@
  * duplicates overwrite. Deviations: gs1-ut99-* (`\final\` after queryid), gs1-bf1942-1 (final
  * before queryid, a player's keys split across datagrams), gs1-mohaa-1 (final alone).
  */
-import { ProtocolError } from '../errors';
-import { BACKSLASH, decodeText, encodeText, splitBytes } from './text';
-import type { KeyValue, LegacyDecodeOptions, TextEncoding } from './text';
+import { ProtocolError } from "../errors";
+import { BACKSLASH, decodeText, encodeText, splitBytes } from "./text";
+import type { KeyValue, LegacyDecodeOptions, TextEncoding } from "./text";
 
-export type Gamespy1Section = 'basic' | 'info' | 'rules' | 'players' | 'status' | 'teams';
+export type Gamespy1Section = "basic" | "info" | "rules" | "players" | "status" | "teams";
 
 /**
  * `\status\` by default; sections can be combined (`\info\\rules\`). `xserverquery` asks UT99
  * servers running XServerQuery for richer data; others ignore it.
  */
-export function encodeGamespy1Request(sections: readonly Gamespy1Section[] = ['status'], options: { xserverquery?: boolean } = {}): Buffer {
-  if (sections.length === 0) throw new ProtocolError('INVALID_ARGUMENT', 'at least one GameSpy v1 section is needed');
-  const suffix = options.xserverquery === true ? 'xserverquery' : '';
-  return Buffer.from(sections.map((s) => `\\${s}\\`).join('') + suffix, 'latin1');
+export function encodeGamespy1Request(
+  sections: readonly Gamespy1Section[] = ["status"],
+  options: { xserverquery?: boolean } = {},
+): Buffer {
+  if (sections.length === 0)
+    throw new ProtocolError("INVALID_ARGUMENT", "at least one GameSpy v1 section is needed");
+  const suffix = options.xserverquery === true ? "xserverquery" : "";
+  return Buffer.from(sections.map((s) => `\\${s}\\`).join("") + suffix, "latin1");
 }
 
 export interface Gamespy1Datagram {
@@ -43,11 +47,17 @@ export interface Gamespy1Datagram {
   isFinal: boolean;
 }
 
-export function decodeGamespy1Datagram(packet: Buffer, options: LegacyDecodeOptions = {}): Gamespy1Datagram {
-  const encoding = options.encoding ?? 'latin1';
-  if (packet.length === 0) throw new ProtocolError('TRUNCATED', 'empty GameSpy v1 datagram', { offset: 0 });
+export function decodeGamespy1Datagram(
+  packet: Buffer,
+  options: LegacyDecodeOptions = {},
+): Gamespy1Datagram {
+  const encoding = options.encoding ?? "latin1";
+  if (packet.length === 0)
+    throw new ProtocolError("TRUNCATED", "empty GameSpy v1 datagram", { offset: 0 });
   if (packet[0] !== BACKSLASH) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'GameSpy v1 reply must start with a backslash', { offset: 0 });
+    throw new ProtocolError("UNEXPECTED_RESPONSE", "GameSpy v1 reply must start with a backslash", {
+      offset: 0,
+    });
   }
   const parts = splitBytes(packet.subarray(1), BACKSLASH);
   const pairs: KeyValue[] = [];
@@ -61,10 +71,12 @@ export function decodeGamespy1Datagram(packet: Buffer, options: LegacyDecodeOpti
     // A datagram ending in `\` leaves one empty trailing element: not a key.
     if (valueBytes === undefined && keyBytes.length === 0) break;
     const value = decodeText(valueBytes ?? Buffer.alloc(0), encoding);
-    if (key === 'final') isFinal = true;
-    else if (key === 'queryid') {
+    if (key === "final") isFinal = true;
+    else if (key === "queryid") {
       if (!/^\d+(\.\d+)?$/.test(value)) {
-        throw new ProtocolError('MALFORMED', `queryid '${value.slice(0, 24)}' is not Q or Q.N`, { offset: offset + keyBytes.length + 1 });
+        throw new ProtocolError("MALFORMED", `queryid '${value.slice(0, 24)}' is not Q or Q.N`, {
+          offset: offset + keyBytes.length + 1,
+        });
       }
       queryIdText = value;
     } else {
@@ -75,11 +87,14 @@ export function decodeGamespy1Datagram(packet: Buffer, options: LegacyDecodeOpti
   let queryId: number | null = null;
   let packetNumber: number | null = null;
   if (queryIdText !== null) {
-    const [q, n] = queryIdText.split('.');
+    const [q, n] = queryIdText.split(".");
     queryId = Number.parseInt(q!, 10);
     packetNumber = n === undefined ? null : Number.parseInt(n, 10);
-    if (!Number.isSafeInteger(queryId) || (packetNumber !== null && !Number.isSafeInteger(packetNumber))) {
-      throw new ProtocolError('MALFORMED', 'queryid out of range');
+    if (
+      !Number.isSafeInteger(queryId) ||
+      (packetNumber !== null && !Number.isSafeInteger(packetNumber))
+    ) {
+      throw new ProtocolError("MALFORMED", "queryid out of range");
     }
   }
   return { pairs, queryId, packetNumber, queryIdText, isFinal };
@@ -119,7 +134,10 @@ export class Gamespy1Assembler {
     const number = datagram.packetNumber ?? this.arrival;
     if (!this.byNumber.has(number)) {
       if (this.byNumber.size >= GAMESPY1_MAX_DATAGRAMS) {
-        throw new ProtocolError('SPLIT_LIMIT', `GameSpy v1 reply exceeds ${GAMESPY1_MAX_DATAGRAMS} datagrams`);
+        throw new ProtocolError(
+          "SPLIT_LIMIT",
+          `GameSpy v1 reply exceeds ${GAMESPY1_MAX_DATAGRAMS} datagrams`,
+        );
       }
       this.byNumber.set(number, datagram);
     }
@@ -149,7 +167,10 @@ export class Gamespy1Assembler {
 }
 
 /** Decode a whole reply from its datagrams (any order). */
-export function decodeGamespy1Response(packets: readonly Buffer[], options: LegacyDecodeOptions = {}): Gamespy1Response {
+export function decodeGamespy1Response(
+  packets: readonly Buffer[],
+  options: LegacyDecodeOptions = {},
+): Gamespy1Response {
   const assembler = new Gamespy1Assembler(options);
   for (const packet of packets) assembler.push(packet);
   return assembler.result();
@@ -185,7 +206,7 @@ export function groupGamespy1Pairs(pairs: readonly KeyValue[]): Gamespy1Grouped 
     }
     const field = match[1]!;
     const index = Number.parseInt(match[2]!, 10);
-    if (field === 'teamname') {
+    if (field === "teamname") {
       teams.set(index, value);
       continue;
     }
@@ -198,7 +219,9 @@ export function groupGamespy1Pairs(pairs: readonly KeyValue[]): Gamespy1Grouped 
   }
   return {
     info,
-    players: [...players.entries()].sort(([a], [b]) => a - b).map(([index, fields]) => ({ index, fields })),
+    players: [...players.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, fields]) => ({ index, fields })),
     teams: [...teams.entries()].sort(([a], [b]) => a - b).map(([index, name]) => ({ index, name })),
   };
 }
@@ -209,16 +232,24 @@ export function groupGamespy1Pairs(pairs: readonly KeyValue[]): Gamespy1Grouped 
  */
 export function encodeGamespy1Response(
   pairs: readonly KeyValue[],
-  options: { queryId: number; maxDatagramBytes?: number; encoding?: TextEncoding; finalAfterQueryId?: boolean },
+  options: {
+    queryId: number;
+    maxDatagramBytes?: number;
+    encoding?: TextEncoding;
+    finalAfterQueryId?: boolean;
+  },
 ): Buffer[] {
-  const encoding = options.encoding ?? 'latin1';
+  const encoding = options.encoding ?? "latin1";
   const max = options.maxDatagramBytes ?? 1400;
   const reserve = 48; // room for \final\\queryid\Q.N
   const chunks: Buffer[][] = [[]];
   let size = 0;
   for (const { key, value } of pairs) {
-    if (key.includes('\\') || value.includes('\\')) {
-      throw new ProtocolError('INVALID_ARGUMENT', `GameSpy v1 keys and values cannot contain a backslash (${key})`);
+    if (key.includes("\\") || value.includes("\\")) {
+      throw new ProtocolError(
+        "INVALID_ARGUMENT",
+        `GameSpy v1 keys and values cannot contain a backslash (${key})`,
+      );
     }
     const pair = encodeText(`\\${key}\\${value}`, encoding);
     if (size > 0 && size + pair.length + reserve > max) {
@@ -230,8 +261,8 @@ export function encodeGamespy1Response(
   }
   return chunks.map((chunk, i) => {
     const isLast = i === chunks.length - 1;
-    const queryId = Buffer.from(`\\queryid\\${options.queryId}.${i + 1}`, 'latin1');
-    const final = Buffer.from(isLast ? '\\final\\' : '', 'latin1');
+    const queryId = Buffer.from(`\\queryid\\${options.queryId}.${i + 1}`, "latin1");
+    const final = Buffer.from(isLast ? "\\final\\" : "", "latin1");
     return options.finalAfterQueryId === true
       ? Buffer.concat([...chunk, queryId, final])
       : Buffer.concat([...chunk, final, queryId]);

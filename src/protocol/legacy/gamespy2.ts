@@ -15,10 +15,10 @@
  * Deviations: gs2-arma-* (empty team_ values, zero rows), gs2-halo-* (control bytes in names,
  * team rows), America's Army (count bytes missing: a first count byte >= 0x20 is text).
  */
-import { ProtocolError } from '../errors';
-import { PacketReader } from '../wire/packet-reader';
-import { PacketWriter } from '../wire/packet-writer';
-import type { KeyValue, LegacyDecodeOptions, TextEncoding } from './text';
+import { ProtocolError } from "../errors";
+import { PacketReader } from "../wire/packet-reader";
+import { PacketWriter } from "../wire/packet-writer";
+import type { KeyValue, LegacyDecodeOptions, TextEncoding } from "./text";
 
 export const GAMESPY2_MAGIC = Buffer.from([0xfe, 0xfd]);
 export const GAMESPY2_QUERY = 0x00;
@@ -32,14 +32,21 @@ export interface Gamespy2Sections {
 export const ALL_SECTIONS: Gamespy2Sections = { server: true, players: true, teams: true };
 
 function checkRequestId(requestId: Buffer): void {
-  if (requestId.length !== 4) throw new ProtocolError('INVALID_ARGUMENT', 'GameSpy request id must be 4 bytes');
+  if (requestId.length !== 4)
+    throw new ProtocolError("INVALID_ARGUMENT", "GameSpy request id must be 4 bytes");
 }
 
 /** `FE FD 00 <id:4> SS PP TT [EE]`; each selector is FF (all keys) or 00 (none). */
-export function encodeGamespy2Request(requestId: Buffer, sections: Gamespy2Sections = ALL_SECTIONS, exFlags?: number): Buffer {
+export function encodeGamespy2Request(
+  requestId: Buffer,
+  sections: Gamespy2Sections = ALL_SECTIONS,
+  exFlags?: number,
+): Buffer {
   checkRequestId(requestId);
   const w = new PacketWriter().bytes(GAMESPY2_MAGIC).u8(GAMESPY2_QUERY).bytes(requestId);
-  w.u8(sections.server ? 0xff : 0).u8(sections.players ? 0xff : 0).u8(sections.teams ? 0xff : 0);
+  w.u8(sections.server ? 0xff : 0)
+    .u8(sections.players ? 0xff : 0)
+    .u8(sections.teams ? 0xff : 0);
   if (exFlags !== undefined) w.u8(exFlags);
   return w.toBuffer();
 }
@@ -70,8 +77,8 @@ function readText(r: PacketReader, encoding: TextEncoding, what: string): string
 export function decodeServerSection(r: PacketReader, encoding: TextEncoding): KeyValue[] {
   const pairs: KeyValue[] = [];
   for (;;) {
-    const key = readText(r, encoding, 'server key');
-    if (key === '') return pairs;
+    const key = readText(r, encoding, "server key");
+    if (key === "") return pairs;
     pairs.push({ key, value: readText(r, encoding, `value of ${key.slice(0, 32)}`) });
   }
 }
@@ -87,7 +94,7 @@ function decodeTable(r: PacketReader, encoding: TextEncoding, what: string): Gam
   const fields: string[] = [];
   for (;;) {
     const field = readText(r, encoding, `${what} field name`);
-    if (field === '') break;
+    if (field === "") break;
     fields.push(field);
   }
   const rows: string[][] = [];
@@ -96,7 +103,9 @@ function decodeTable(r: PacketReader, encoding: TextEncoding, what: string): Gam
   };
   if (countField !== null) {
     if (fields.length === 0 && countField > 0) {
-      throw new ProtocolError('MALFORMED', `${what} section has ${countField} rows but no fields`, { offset: r.offset });
+      throw new ProtocolError("MALFORMED", `${what} section has ${countField} rows but no fields`, {
+        offset: r.offset,
+      });
     }
     for (let i = 0; i < countField; i += 1) readRow();
   } else {
@@ -110,27 +119,40 @@ function decodeTable(r: PacketReader, encoding: TextEncoding, what: string): Gam
  * requested section that is missing at the end of the datagram is null (some games answer only
  * the server section), not an error.
  */
-export function decodeGamespy2Response(packet: Buffer, sections: Gamespy2Sections = ALL_SECTIONS, options: LegacyDecodeOptions & { requestId?: Buffer } = {}): Gamespy2Response {
-  const encoding = options.encoding ?? 'latin1';
+export function decodeGamespy2Response(
+  packet: Buffer,
+  sections: Gamespy2Sections = ALL_SECTIONS,
+  options: LegacyDecodeOptions & { requestId?: Buffer } = {},
+): Gamespy2Response {
+  const encoding = options.encoding ?? "latin1";
   const r = new PacketReader(packet);
-  const type = r.u8('packet type');
-  if (type !== GAMESPY2_QUERY) throw new ProtocolError('UNEXPECTED_RESPONSE', `GameSpy v2 reply type ${type}, expected 0`, { offset: 0 });
-  const requestId = Buffer.from(r.bytes(4, 'request id'));
+  const type = r.u8("packet type");
+  if (type !== GAMESPY2_QUERY)
+    throw new ProtocolError("UNEXPECTED_RESPONSE", `GameSpy v2 reply type ${type}, expected 0`, {
+      offset: 0,
+    });
+  const requestId = Buffer.from(r.bytes(4, "request id"));
   if (options.requestId !== undefined && !requestId.equals(options.requestId)) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'GameSpy v2 reply for another request id', { offset: 1 });
+    throw new ProtocolError("UNEXPECTED_RESPONSE", "GameSpy v2 reply for another request id", {
+      offset: 1,
+    });
   }
-  if (packet.subarray(5, 14).equals(Buffer.from('splitnum\0', 'latin1'))) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'split (GameSpy v3) reply where GameSpy v2 was expected', { offset: 5 });
+  if (packet.subarray(5, 14).equals(Buffer.from("splitnum\0", "latin1"))) {
+    throw new ProtocolError(
+      "UNEXPECTED_RESPONSE",
+      "split (GameSpy v3) reply where GameSpy v2 was expected",
+      { offset: 5 },
+    );
   }
   const server = sections.server && !r.atEnd ? decodeServerSection(r, encoding) : null;
-  const players = sections.players && !r.atEnd ? decodeTable(r, encoding, 'player') : null;
-  const teams = sections.teams && !r.atEnd ? decodeTable(r, encoding, 'team') : null;
+  const players = sections.players && !r.atEnd ? decodeTable(r, encoding, "player") : null;
+  const teams = sections.teams && !r.atEnd ? decodeTable(r, encoding, "team") : null;
   return { requestId, server, players, teams, trailingBytes: r.remaining };
 }
 
 /** Rows as objects keyed by the wire field names (`player_`, `score_`, …). */
 export function tableToObjects(table: Gamespy2Table): Array<Record<string, string>> {
-  return table.rows.map((row) => Object.fromEntries(table.fields.map((f, i) => [f, row[i] ?? ''])));
+  return table.rows.map((row) => Object.fromEntries(table.fields.map((f, i) => [f, row[i] ?? ""])));
 }
 
 function writeTable(w: PacketWriter, table: Gamespy2Table, encoding: TextEncoding): void {
@@ -141,7 +163,10 @@ function writeTable(w: PacketWriter, table: Gamespy2Table, encoding: TextEncodin
 }
 
 /** Server side (simulator, round-trip tests). */
-export function encodeGamespy2Response(response: Gamespy2Response, encoding: TextEncoding = 'latin1'): Buffer {
+export function encodeGamespy2Response(
+  response: Gamespy2Response,
+  encoding: TextEncoding = "latin1",
+): Buffer {
   checkRequestId(response.requestId);
   const w = new PacketWriter().u8(GAMESPY2_QUERY).bytes(response.requestId);
   if (response.server !== null) {

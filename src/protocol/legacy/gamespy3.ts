@@ -19,14 +19,14 @@
  * cells are absent. Deviations: gs3-bf2-3 / gs3-projectrealitybf2-1 (cut and re-sent values),
  * gs3-ut3-1 (runs of 00 between fields), gs3-crysis-2 (empty sections), gs3-justcause2-* (JC2MP).
  */
-import { ProtocolError } from '../errors';
-import { PacketReader } from '../wire/packet-reader';
-import { PacketWriter } from '../wire/packet-writer';
-import { GAMESPY2_MAGIC, GAMESPY2_QUERY } from './gamespy2';
-import type { KeyValue, LegacyDecodeOptions, TextEncoding } from './text';
+import { ProtocolError } from "../errors";
+import { PacketReader } from "../wire/packet-reader";
+import { PacketWriter } from "../wire/packet-writer";
+import { GAMESPY2_MAGIC, GAMESPY2_QUERY } from "./gamespy2";
+import type { KeyValue, LegacyDecodeOptions, TextEncoding } from "./text";
 
 export const GAMESPY3_CHALLENGE = 0x09;
-export const SPLITNUM = Buffer.from('splitnum\0', 'latin1');
+export const SPLITNUM = Buffer.from("splitnum\0", "latin1");
 /** The SDK never produces more than 8 datagrams (3 index bits in use). */
 export const GAMESPY3_MAX_DATAGRAMS = 8;
 export const GAMESPY3_DATAGRAM_BYTES = 1400;
@@ -34,7 +34,8 @@ export const GAMESPY3_DATAGRAM_BYTES = 1400;
 export type Gamespy3Section = 0 | 1 | 2;
 
 function checkRequestId(requestId: Buffer): void {
-  if (requestId.length !== 4) throw new ProtocolError('INVALID_ARGUMENT', 'GameSpy request id must be 4 bytes');
+  if (requestId.length !== 4)
+    throw new ProtocolError("INVALID_ARGUMENT", "GameSpy request id must be 4 bytes");
 }
 
 /** `FE FD 09 <id:4>` */
@@ -51,23 +52,35 @@ export interface Gamespy3Challenge {
 
 export function decodeGamespy3ChallengeResponse(packet: Buffer): Gamespy3Challenge {
   const r = new PacketReader(packet);
-  const type = r.u8('packet type');
+  const type = r.u8("packet type");
   if (type !== GAMESPY3_CHALLENGE) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', `challenge answer type ${type}, expected 9`, { offset: 0 });
+    throw new ProtocolError("UNEXPECTED_RESPONSE", `challenge answer type ${type}, expected 9`, {
+      offset: 0,
+    });
   }
-  const requestId = Buffer.from(r.bytes(4, 'request id'));
+  const requestId = Buffer.from(r.bytes(4, "request id"));
   const start = r.offset;
-  const text = r.cstringBytes('challenge').toString('latin1');
-  if (text === '') return { requestId, challenge: null };
-  if (!/^-?\d{1,20}$/.test(text)) throw new ProtocolError('MALFORMED', `challenge '${text.slice(0, 24)}' is not a decimal`, { offset: start });
+  const text = r.cstringBytes("challenge").toString("latin1");
+  if (text === "") return { requestId, challenge: null };
+  if (!/^-?\d{1,20}$/.test(text))
+    throw new ProtocolError("MALFORMED", `challenge '${text.slice(0, 24)}' is not a decimal`, {
+      offset: start,
+    });
   // Some servers print the challenge unsigned; the wire form is its 32-bit two's complement.
   const challenge = Number(BigInt.asIntN(32, BigInt(text)));
   return { requestId, challenge: challenge === 0 ? null : challenge };
 }
 
-export function encodeGamespy3ChallengeResponse(requestId: Buffer, challenge: number | null): Buffer {
+export function encodeGamespy3ChallengeResponse(
+  requestId: Buffer,
+  challenge: number | null,
+): Buffer {
   checkRequestId(requestId);
-  return new PacketWriter().u8(GAMESPY3_CHALLENGE).bytes(requestId).cstring(String(challenge ?? 0)).toBuffer();
+  return new PacketWriter()
+    .u8(GAMESPY3_CHALLENGE)
+    .bytes(requestId)
+    .cstring(String(challenge ?? 0))
+    .toBuffer();
 }
 
 /**
@@ -75,7 +88,11 @@ export function encodeGamespy3ChallengeResponse(requestId: Buffer, challenge: nu
  * 02 = JC2MP. The challenge bytes are omitted when it is null: a server that never asked for one
  * would read them as the key selectors.
  */
-export function encodeGamespy3QueryRequest(requestId: Buffer, challenge: number | null, exFlags = 0x01): Buffer {
+export function encodeGamespy3QueryRequest(
+  requestId: Buffer,
+  challenge: number | null,
+  exFlags = 0x01,
+): Buffer {
   checkRequestId(requestId);
   const w = new PacketWriter().bytes(GAMESPY2_MAGIC).u8(GAMESPY2_QUERY).bytes(requestId);
   if (challenge !== null) {
@@ -104,36 +121,47 @@ export interface Gamespy3Datagram {
 }
 
 export function isSplitDatagram(packet: Buffer): boolean {
-  return packet.length >= 14 && packet[0] === GAMESPY2_QUERY && packet.subarray(5, 14).equals(SPLITNUM);
+  return (
+    packet.length >= 14 && packet[0] === GAMESPY2_QUERY && packet.subarray(5, 14).equals(SPLITNUM)
+  );
 }
 
 function toSection(byte: number, offset: number): Gamespy3Section {
   if (byte === 0 || byte === 1 || byte === 2) return byte;
-  throw new ProtocolError('MALFORMED', `unknown section type ${byte}`, { offset });
+  throw new ProtocolError("MALFORMED", `unknown section type ${byte}`, { offset });
 }
 
-export function decodeGamespy3Datagram(packet: Buffer, options: LegacyDecodeOptions = {}): Gamespy3Datagram {
-  const encoding = options.encoding ?? 'latin1';
+export function decodeGamespy3Datagram(
+  packet: Buffer,
+  options: LegacyDecodeOptions = {},
+): Gamespy3Datagram {
+  const encoding = options.encoding ?? "latin1";
   const r = new PacketReader(packet);
-  const type = r.u8('packet type');
-  if (type !== GAMESPY2_QUERY) throw new ProtocolError('UNEXPECTED_RESPONSE', `GameSpy v3 reply type ${type}, expected 0`, { offset: 0 });
-  const requestId = Buffer.from(r.bytes(4, 'request id'));
-  const marker = r.bytes(Math.min(SPLITNUM.length, r.remaining), 'splitnum marker');
+  const type = r.u8("packet type");
+  if (type !== GAMESPY2_QUERY)
+    throw new ProtocolError("UNEXPECTED_RESPONSE", `GameSpy v3 reply type ${type}, expected 0`, {
+      offset: 0,
+    });
+  const requestId = Buffer.from(r.bytes(4, "request id"));
+  const marker = r.bytes(Math.min(SPLITNUM.length, r.remaining), "splitnum marker");
   if (!marker.equals(SPLITNUM)) {
-    if (SPLITNUM.subarray(0, marker.length).equals(marker)) throw new ProtocolError('TRUNCATED', 'packet ends inside splitnum', { offset: 5 });
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'not a split reply (no splitnum marker)', { offset: 5 });
+    if (SPLITNUM.subarray(0, marker.length).equals(marker))
+      throw new ProtocolError("TRUNCATED", "packet ends inside splitnum", { offset: 5 });
+    throw new ProtocolError("UNEXPECTED_RESPONSE", "not a split reply (no splitnum marker)", {
+      offset: 5,
+    });
   }
-  const numberByte = r.u8('datagram number');
-  let section = toSection(r.u8('section type'), r.offset - 1);
+  const numberByte = r.u8("datagram number");
+  let section = toSection(r.u8("section type"), r.offset - 1);
   const server: KeyValue[] = [];
   const runs: Gamespy3FieldRun[] = [];
   const text = (what: string): string => r.cstringBytes(what).toString(encoding);
   while (!r.atEnd) {
     if (section === 0) {
-      const key = text('server key');
-      if (key === '') {
+      const key = text("server key");
+      if (key === "") {
         if (r.atEnd) break;
-        section = toSection(r.u8('section type'), r.offset - 1);
+        section = toSection(r.u8("section type"), r.offset - 1);
         continue;
       }
       if (r.atEnd) break; // a key cut at the end of a full datagram: its pair is re-sent next
@@ -149,13 +177,13 @@ export function decodeGamespy3Datagram(packet: Buffer, options: LegacyDecodeOpti
       section = next;
       continue;
     }
-    const field = text('field name');
+    const field = text("field name");
     if (r.atEnd) break; // field name cut at the end of a datagram
-    const startIndex = r.u8('start row');
+    const startIndex = r.u8("start row");
     const values: string[] = [];
     while (!r.atEnd) {
       const value = text(`${field.slice(0, 16)} value`);
-      if (value === '') break;
+      if (value === "") break;
       values.push(value);
     }
     runs.push({ section, field, startIndex, values });
@@ -210,7 +238,10 @@ export class Gamespy3Assembler {
   result(): Gamespy3Response {
     const ordered = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
     const server = new Map<string, string>();
-    const tables = { 1: new Map<string, Map<number, string>>(), 2: new Map<string, Map<number, string>>() };
+    const tables = {
+      1: new Map<string, Map<number, string>>(),
+      2: new Map<string, Map<number, string>>(),
+    };
     for (const d of ordered) {
       for (const { key, value } of d.server) {
         server.delete(key); // keep the last-written order
@@ -240,14 +271,18 @@ export class Gamespy3Assembler {
 function buildTable(columns: Map<string, Map<number, string>>): Gamespy3Table {
   const fields = [...columns.entries()].filter(([, c]) => c.size > 0).map(([f]) => f);
   let rowCount = 0;
-  for (const f of fields) for (const row of columns.get(f)!.keys()) rowCount = Math.max(rowCount, row + 1);
+  for (const f of fields)
+    for (const row of columns.get(f)!.keys()) rowCount = Math.max(rowCount, row + 1);
   const rows: Array<Record<string, string>> = Array.from({ length: rowCount }, () => ({}));
   for (const f of fields) for (const [row, value] of columns.get(f)!) rows[row]![f] = value;
   return { fields, rows };
 }
 
 /** Decode a whole split reply from its datagrams (any order). */
-export function decodeGamespy3Response(packets: readonly Buffer[], options: LegacyDecodeOptions = {}): Gamespy3Response {
+export function decodeGamespy3Response(
+  packets: readonly Buffer[],
+  options: LegacyDecodeOptions = {},
+): Gamespy3Response {
   const assembler = new Gamespy3Assembler(options);
   for (const packet of packets) assembler.push(packet);
   return assembler.result();
@@ -258,11 +293,16 @@ export function decodeGamespy3Response(packets: readonly Buffer[], options: Lega
  * value that does not fit moves to the next datagram, which restates section, field and start row.
  */
 export function encodeGamespy3Response(
-  response: { requestId: Buffer; server: readonly KeyValue[]; players: Gamespy3Table; teams: Gamespy3Table },
+  response: {
+    requestId: Buffer;
+    server: readonly KeyValue[];
+    players: Gamespy3Table;
+    teams: Gamespy3Table;
+  },
   options: { maxDatagramBytes?: number; encoding?: TextEncoding } = {},
 ): Buffer[] {
   checkRequestId(response.requestId);
-  const encoding = options.encoding ?? 'latin1';
+  const encoding = options.encoding ?? "latin1";
   const max = options.maxDatagramBytes ?? GAMESPY3_DATAGRAM_BYTES;
   const headerBytes = 1 + 4 + SPLITNUM.length + 2;
   const payloads: Array<{ section: Gamespy3Section; parts: Buffer[]; size: number }> = [];
@@ -280,7 +320,8 @@ export function encodeGamespy3Response(
   };
   for (const { key, value } of response.server) {
     const pair = Buffer.concat([cstr(key), cstr(value)]);
-    if (headerBytes + pair.length + 4 > max) throw new ProtocolError('INVALID_ARGUMENT', `server key ${key} does not fit a datagram`);
+    if (headerBytes + pair.length + 4 > max)
+      throw new ProtocolError("INVALID_ARGUMENT", `server key ${key} does not fit a datagram`);
     if (!fits(pair.length)) newDatagram(0);
     add(pair);
   }
@@ -289,22 +330,26 @@ export function encodeGamespy3Response(
     if (!fits(1)) newDatagram(section);
     else add(Buffer.from([section]));
     for (const field of table.fields) {
-      const values = table.rows.map((row) => row[field] ?? '');
-      if (values.length > 256) throw new ProtocolError('INVALID_ARGUMENT', 'GameSpy v3 start rows are one byte (256 rows at most)');
+      const values = table.rows.map((row) => row[field] ?? "");
+      if (values.length > 256)
+        throw new ProtocolError(
+          "INVALID_ARGUMENT",
+          "GameSpy v3 start rows are one byte (256 rows at most)",
+        );
       let row = 0;
       while (row < values.length) {
-        if (values[row] === '') {
+        if (values[row] === "") {
           row += 1; // empty cells cannot be sent (they would end the run): start a new run after them
           continue;
         }
         const head = Buffer.concat([cstr(field), Buffer.from([row])]);
         if (!fits(head.length + cstr(values[row]!).length + 1)) newDatagram(section);
         add(head);
-        while (row < values.length && values[row] !== '' && fits(cstr(values[row]!).length + 1)) {
+        while (row < values.length && values[row] !== "" && fits(cstr(values[row]!).length + 1)) {
           add(cstr(values[row]!));
           row += 1;
         }
-        if (row < values.length && values[row] !== '') {
+        if (row < values.length && values[row] !== "") {
           newDatagram(section); // did not fit: the next datagram restates field and start row
           continue;
         }
@@ -315,7 +360,8 @@ export function encodeGamespy3Response(
   };
   writeTable(1, response.players);
   writeTable(2, response.teams);
-  if (payloads.length > GAMESPY3_MAX_DATAGRAMS) throw new ProtocolError('SPLIT_LIMIT', 'reply needs more than 8 datagrams');
+  if (payloads.length > GAMESPY3_MAX_DATAGRAMS)
+    throw new ProtocolError("SPLIT_LIMIT", "reply needs more than 8 datagrams");
   return payloads.map((p, i) =>
     Buffer.concat([
       Buffer.from([GAMESPY2_QUERY]),
@@ -342,39 +388,59 @@ export interface Jc2mpResponse {
 }
 
 /** JC2MP: one datagram, server keys, then u16be count and (cstr name, cstr steamid, u16be ping) rows. */
-export function decodeJc2mpResponse(packet: Buffer, options: LegacyDecodeOptions = {}): Jc2mpResponse {
-  const encoding = options.encoding ?? 'latin1';
+export function decodeJc2mpResponse(
+  packet: Buffer,
+  options: LegacyDecodeOptions = {},
+): Jc2mpResponse {
+  const encoding = options.encoding ?? "latin1";
   const r = new PacketReader(packet);
-  const type = r.u8('packet type');
-  if (type !== GAMESPY2_QUERY) throw new ProtocolError('UNEXPECTED_RESPONSE', `JC2MP reply type ${type}, expected 0`, { offset: 0 });
-  const requestId = Buffer.from(r.bytes(4, 'request id'));
-  if (!r.bytes(SPLITNUM.length, 'splitnum marker').equals(SPLITNUM)) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'not a JC2MP reply (no splitnum marker)', { offset: 5 });
+  const type = r.u8("packet type");
+  if (type !== GAMESPY2_QUERY)
+    throw new ProtocolError("UNEXPECTED_RESPONSE", `JC2MP reply type ${type}, expected 0`, {
+      offset: 0,
+    });
+  const requestId = Buffer.from(r.bytes(4, "request id"));
+  if (!r.bytes(SPLITNUM.length, "splitnum marker").equals(SPLITNUM)) {
+    throw new ProtocolError("UNEXPECTED_RESPONSE", "not a JC2MP reply (no splitnum marker)", {
+      offset: 5,
+    });
   }
-  r.u8('datagram number');
-  const section = r.u8('section type');
-  if (section !== 0) throw new ProtocolError('MALFORMED', `JC2MP reply starts with section ${section}`, { offset: r.offset - 1 });
+  r.u8("datagram number");
+  const section = r.u8("section type");
+  if (section !== 0)
+    throw new ProtocolError("MALFORMED", `JC2MP reply starts with section ${section}`, {
+      offset: r.offset - 1,
+    });
   const server: KeyValue[] = [];
   for (;;) {
-    const key = r.cstringBytes('server key').toString(encoding);
-    if (key === '') break;
-    server.push({ key, value: r.cstringBytes('server value').toString(encoding) });
+    const key = r.cstringBytes("server key").toString(encoding);
+    if (key === "") break;
+    server.push({ key, value: r.cstringBytes("server value").toString(encoding) });
   }
-  const playerCountField = r.u16be('player count');
+  const playerCountField = r.u16be("player count");
   const players: Jc2mpPlayer[] = [];
   for (let i = 0; i < playerCountField; i += 1) {
-    const name = r.cstringBytes('player name').toString(encoding);
-    const steamId = r.cstringBytes('steam id').toString(encoding);
-    players.push({ name, steamId, pingMs: r.u16be('ping') });
+    const name = r.cstringBytes("player name").toString(encoding);
+    const steamId = r.cstringBytes("steam id").toString(encoding);
+    players.push({ name, steamId, pingMs: r.u16be("ping") });
   }
   return { requestId, server, playerCountField, players };
 }
 
-export function encodeJc2mpResponse(response: Jc2mpResponse, encoding: TextEncoding = 'latin1'): Buffer {
+export function encodeJc2mpResponse(
+  response: Jc2mpResponse,
+  encoding: TextEncoding = "latin1",
+): Buffer {
   checkRequestId(response.requestId);
-  const w = new PacketWriter().u8(GAMESPY2_QUERY).bytes(response.requestId).bytes(SPLITNUM).u8(0).u8(0);
+  const w = new PacketWriter()
+    .u8(GAMESPY2_QUERY)
+    .bytes(response.requestId)
+    .bytes(SPLITNUM)
+    .u8(0)
+    .u8(0);
   for (const { key, value } of response.server) w.cstring(key, encoding).cstring(value, encoding);
   w.u8(0).u16be(response.players.length);
-  for (const p of response.players) w.cstring(p.name, encoding).cstring(p.steamId, encoding).u16be(p.pingMs);
+  for (const p of response.players)
+    w.cstring(p.name, encoding).cstring(p.steamId, encoding).u16be(p.pingMs);
   return w.toBuffer();
 }

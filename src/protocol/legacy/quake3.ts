@@ -17,16 +17,25 @@
  * Deviations: q3-warsow-* (team after the name), q3-sof2-2 (third number), q3-codmw2-* (blank
  * trailing line), q3-cod-1 (control bytes in the host name).
  */
-import { ProtocolError } from '../errors';
-import { BACKSLASH, NEWLINE, decodeText, encodeInfostring, encodeText, parseInfostring, splitBytes } from './text';
-import type { KeyValue, LegacyDecodeOptions } from './text';
+import { ProtocolError } from "../errors";
+import {
+  BACKSLASH,
+  NEWLINE,
+  decodeText,
+  encodeInfostring,
+  encodeText,
+  parseInfostring,
+  splitBytes,
+} from "./text";
+import type { KeyValue, LegacyDecodeOptions } from "./text";
 
 export const OOB_HEADER = Buffer.from([0xff, 0xff, 0xff, 0xff]);
-export const QUAKE3_STATUS_RESPONSE = 'statusResponse';
-export const QUAKE3_INFO_RESPONSE = 'infoResponse';
-export const QUAKE2_PRINT = 'print';
+export const QUAKE3_STATUS_RESPONSE = "statusResponse";
+export const QUAKE3_INFO_RESPONSE = "infoResponse";
+export const QUAKE2_PRINT = "print";
 
-export type QuakeResponseHeader = typeof QUAKE3_STATUS_RESPONSE | typeof QUAKE3_INFO_RESPONSE | typeof QUAKE2_PRINT;
+export type QuakeResponseHeader =
+  typeof QUAKE3_STATUS_RESPONSE | typeof QUAKE3_INFO_RESPONSE | typeof QUAKE2_PRINT;
 
 export interface QuakePlayerLine {
   /** Every integer before the quoted name, in order (score, ping, … depending on the game). */
@@ -56,36 +65,58 @@ export interface QuakeRequestOptions {
 
 function encodeCommand(command: string, terminator: number, options: QuakeRequestOptions): Buffer {
   if (options.challenge !== undefined && !/^[\x21-\x7e]{1,128}$/.test(options.challenge)) {
-    throw new ProtocolError('INVALID_ARGUMENT', 'challenge must be 1-128 printable ASCII characters without spaces');
+    throw new ProtocolError(
+      "INVALID_ARGUMENT",
+      "challenge must be 1-128 printable ASCII characters without spaces",
+    );
   }
   const text = options.challenge === undefined ? command : `${command} ${options.challenge}`;
   const prefix = options.prefixByte === undefined ? [] : [options.prefixByte];
-  return Buffer.concat([OOB_HEADER, Buffer.from(prefix), Buffer.from(text, 'latin1'), Buffer.from([terminator])]);
+  return Buffer.concat([
+    OOB_HEADER,
+    Buffer.from(prefix),
+    Buffer.from(text, "latin1"),
+    Buffer.from([terminator]),
+  ]);
 }
 
 /** `FF FF FF FF getstatus [challenge] 0A` */
 export function encodeQuake3StatusRequest(options: QuakeRequestOptions = {}): Buffer {
-  return encodeCommand('getstatus', NEWLINE, options);
+  return encodeCommand("getstatus", NEWLINE, options);
 }
 
 /** `FF FF FF FF getinfo [challenge] 0A` */
 export function encodeQuake3InfoRequest(options: QuakeRequestOptions = {}): Buffer {
-  return encodeCommand('getinfo', NEWLINE, options);
+  return encodeCommand("getinfo", NEWLINE, options);
 }
 
 /** `FF FF FF FF status 00` (Quake 2, Kingpin, SiN, …) */
 export function encodeQuake2StatusRequest(options: QuakeRequestOptions = {}): Buffer {
-  return encodeCommand('status', 0x00, options);
+  return encodeCommand("status", 0x00, options);
 }
 
-const HEADERS: readonly QuakeResponseHeader[] = [QUAKE3_STATUS_RESPONSE, QUAKE3_INFO_RESPONSE, QUAKE2_PRINT];
+const HEADERS: readonly QuakeResponseHeader[] = [
+  QUAKE3_STATUS_RESPONSE,
+  QUAKE3_INFO_RESPONSE,
+  QUAKE2_PRINT,
+];
 
-export function decodeQuakeResponse(packet: Buffer, options: LegacyDecodeOptions = {}): QuakeResponse {
-  const encoding = options.encoding ?? 'latin1';
-  if (packet.length < 4) throw new ProtocolError('TRUNCATED', 'packet ends inside the out-of-band header', { offset: 0 });
+export function decodeQuakeResponse(
+  packet: Buffer,
+  options: LegacyDecodeOptions = {},
+): QuakeResponse {
+  const encoding = options.encoding ?? "latin1";
+  if (packet.length < 4)
+    throw new ProtocolError("TRUNCATED", "packet ends inside the out-of-band header", {
+      offset: 0,
+    });
   const oob = packet.readUInt32LE(0);
   if (oob !== 0xffffffff && oob !== 0xfffffffe) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'not an out-of-band packet (expected FF FF FF FF)', { offset: 0 });
+    throw new ProtocolError(
+      "UNEXPECTED_RESPONSE",
+      "not an out-of-band packet (expected FF FF FF FF)",
+      { offset: 0 },
+    );
   }
   let offset = 4;
   let prefixByte: number | null = null;
@@ -95,22 +126,30 @@ export function decodeQuakeResponse(packet: Buffer, options: LegacyDecodeOptions
   }
   const headerEnd = packet.indexOf(NEWLINE, offset);
   if (headerEnd < 0) {
-    const partial = packet.subarray(offset).toString('latin1');
+    const partial = packet.subarray(offset).toString("latin1");
     if (HEADERS.some((h) => h.startsWith(partial) || partial === h)) {
-      throw new ProtocolError('TRUNCATED', 'packet ends inside the response header line', { offset });
+      throw new ProtocolError("TRUNCATED", "packet ends inside the response header line", {
+        offset,
+      });
     }
-    throw new ProtocolError('UNEXPECTED_RESPONSE', 'unknown out-of-band response', { offset });
+    throw new ProtocolError("UNEXPECTED_RESPONSE", "unknown out-of-band response", { offset });
   }
-  const headerWord = packet.subarray(offset, headerEnd).toString('latin1');
+  const headerWord = packet.subarray(offset, headerEnd).toString("latin1");
   const header = HEADERS.find((h) => h === headerWord);
   if (header === undefined) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', `unexpected response '${headerWord.slice(0, 32)}'`, { offset });
+    throw new ProtocolError(
+      "UNEXPECTED_RESPONSE",
+      `unexpected response '${headerWord.slice(0, 32)}'`,
+      { offset },
+    );
   }
   const bodyStart = headerEnd + 1;
   const infoEnd = packet.indexOf(NEWLINE, bodyStart);
   const infoBytes = packet.subarray(bodyStart, infoEnd < 0 ? packet.length : infoEnd);
   if (infoBytes.length > 0 && infoBytes[0] !== BACKSLASH) {
-    throw new ProtocolError('MALFORMED', 'infostring does not start with a backslash', { offset: bodyStart });
+    throw new ProtocolError("MALFORMED", "infostring does not start with a backslash", {
+      offset: bodyStart,
+    });
   }
   const info = parseInfostring(infoBytes, encoding);
   const players: QuakePlayerLine[] = [];
@@ -132,19 +171,30 @@ export function decodeQuakeResponse(packet: Buffer, options: LegacyDecodeOptions
 const QUOTE = 0x22;
 const SPACE = 0x20;
 
-function decodePlayerLine(line: Buffer, offset: number, isLast: boolean, encoding: LegacyDecodeOptions['encoding']): QuakePlayerLine {
+function decodePlayerLine(
+  line: Buffer,
+  offset: number,
+  isLast: boolean,
+  encoding: LegacyDecodeOptions["encoding"],
+): QuakePlayerLine {
   const open = line.indexOf(QUOTE);
   const close = line.lastIndexOf(QUOTE);
   if (open < 0 || close === open) {
     // The last line of a datagram cut short has no closing quote yet.
-    const code = isLast ? 'TRUNCATED' : 'MALFORMED';
-    throw new ProtocolError(code, 'player line without a quoted name', { offset: offset + (open < 0 ? 0 : open) });
+    const code = isLast ? "TRUNCATED" : "MALFORMED";
+    throw new ProtocolError(code, "player line without a quoted name", {
+      offset: offset + (open < 0 ? 0 : open),
+    });
   }
   const numbers: number[] = [];
-  for (const token of line.subarray(0, open).toString('latin1').split(' ')) {
-    if (token === '') continue;
+  for (const token of line.subarray(0, open).toString("latin1").split(" ")) {
+    if (token === "") continue;
     if (!/^-?\d{1,15}$/.test(token)) {
-      throw new ProtocolError('MALFORMED', `player line has a non-numeric field '${token.slice(0, 16)}'`, { offset });
+      throw new ProtocolError(
+        "MALFORMED",
+        `player line has a non-numeric field '${token.slice(0, 16)}'`,
+        { offset },
+      );
     }
     numbers.push(Number.parseInt(token, 10));
   }
@@ -160,16 +210,19 @@ function decodePlayerLine(line: Buffer, offset: number, isLast: boolean, encodin
 }
 
 /** The reply a server would send: used by the simulator and the round-trip tests. */
-export function encodeQuakeResponse(response: QuakeResponse, encoding: LegacyDecodeOptions['encoding'] = 'latin1'): Buffer {
+export function encodeQuakeResponse(
+  response: QuakeResponse,
+  encoding: LegacyDecodeOptions["encoding"] = "latin1",
+): Buffer {
   const parts: Buffer[] = [OOB_HEADER];
   if (response.prefixByte !== null) parts.push(Buffer.from([response.prefixByte]));
-  parts.push(Buffer.from(`${response.header}\n`, 'latin1'));
+  parts.push(Buffer.from(`${response.header}\n`, "latin1"));
   parts.push(encodeInfostring(response.info, encoding));
   if (response.header === QUAKE3_INFO_RESPONSE) return Buffer.concat(parts);
   parts.push(Buffer.from([NEWLINE]));
   for (const player of response.players) {
-    const numbers = player.numbers.map((n) => `${n} `).join('');
-    const after = player.afterName === '' ? '' : ` ${player.afterName}`;
+    const numbers = player.numbers.map((n) => `${n} `).join("");
+    const after = player.afterName === "" ? "" : ` ${player.afterName}`;
     parts.push(encodeText(`${numbers}"${player.name}"${after}\n`, encoding));
   }
   return Buffer.concat(parts);

@@ -9,13 +9,13 @@
  * re-send faster than the per-attempt timeout). A multi-datagram reply that is still incomplete at
  * the deadline is returned as it stands with `partial: true` rather than failing.
  */
-import { randomBytes } from 'node:crypto';
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from '../defaults';
-import { ProtocolError } from '../errors';
-import { startDeadline } from '../master/deadline';
-import { defaultTransport } from '../transport/default-transport';
-import type { HandlerResult, RemoteSession, UdpTransport } from '../transport/udp-transport';
-import type { QueryOptions, ServerAddress } from '../types';
+import { randomBytes } from "node:crypto";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../defaults";
+import { ProtocolError } from "../errors";
+import { startDeadline } from "../master/deadline";
+import { defaultTransport } from "../transport/default-transport";
+import type { HandlerResult, RemoteSession, UdpTransport } from "../transport/udp-transport";
+import type { QueryOptions, ServerAddress } from "../types";
 
 export interface LegacyQueryOptions extends QueryOptions {
   /** The transport to send through. @defaultValue the process-wide one shared with A2S */
@@ -44,13 +44,26 @@ export interface Budget {
 function budgetOf(options: LegacyQueryOptions): Budget & { dispose(): void } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
-  if (!(timeoutMs > 0)) throw new ProtocolError('INVALID_ARGUMENT', `timeoutMs must be positive, got ${timeoutMs}`);
-  if (!Number.isInteger(retries) || retries < 0) throw new ProtocolError('INVALID_ARGUMENT', `retries must be a whole number >= 0, got ${retries}`);
-  const deadline = startDeadline(timeoutMs, options.signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  if (!(timeoutMs > 0))
+    throw new ProtocolError("INVALID_ARGUMENT", `timeoutMs must be positive, got ${timeoutMs}`);
+  if (!Number.isInteger(retries) || retries < 0)
+    throw new ProtocolError(
+      "INVALID_ARGUMENT",
+      `retries must be a whole number >= 0, got ${retries}`,
+    );
+  const deadline = startDeadline(
+    timeoutMs,
+    options.signal,
+    new DOMException("The operation was aborted due to timeout", "TimeoutError"),
+  );
   return { signal: deadline.signal, timeoutMs, retries, dispose: deadline.dispose };
 }
 
-export async function withSession<T>(address: ServerAddress, options: LegacyQueryOptions, body: (session: RemoteSession, budget: Budget) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  address: ServerAddress,
+  options: LegacyQueryOptions,
+  body: (session: RemoteSession, budget: Budget) => Promise<T>,
+): Promise<T> {
   const budget = budgetOf(options);
   try {
     const session = await (options.transport ?? defaultTransport()).acquire(address, budget.signal);
@@ -79,7 +92,14 @@ export interface Collector<T> {
  * One request whose answer may span datagrams. With `share` of the budget per attempt; on the
  * deadline, whatever was collected is returned as partial.
  */
-export async function collect<T>(session: RemoteSession, request: Buffer, budget: Budget, collector: Collector<T>, share = 1, extra: { createAssembler?: () => { push(d: Buffer): Buffer | null } } = {}): Promise<LegacyQueryResult<T>> {
+export async function collect<T>(
+  session: RemoteSession,
+  request: Buffer,
+  budget: Budget,
+  collector: Collector<T>,
+  share = 1,
+  extra: { createAssembler?: () => { push(d: Buffer): Buffer | null } } = {},
+): Promise<LegacyQueryResult<T>> {
   const handle = (datagram: Buffer): HandlerResult<T> => {
     if (!collector.accept(datagram)) return undefined;
     return collector.push(datagram) ? { value: collector.result(), final: true } : undefined;
@@ -93,7 +113,7 @@ export async function collect<T>(session: RemoteSession, request: Buffer, budget
     });
     return { reply: value, pingMs: roundMs(rttMs), partial: false };
   } catch (err) {
-    if (err instanceof ProtocolError && err.code === 'TIMEOUT' && collector.hasData()) {
+    if (err instanceof ProtocolError && err.code === "TIMEOUT" && collector.hasData()) {
       return { reply: collector.result(), pingMs: null, partial: true };
     }
     throw err;
@@ -104,7 +124,9 @@ export async function collect<T>(session: RemoteSession, request: Buffer, budget
  * Some Quake 3 servers send their OOB header as FE FF FF FF, which the transport takes for a
  * split datagram: this "assembler" hands such a datagram on whole.
  */
-export const WHOLE_DATAGRAM = { createAssembler: () => ({ push: (datagram: Buffer): Buffer => datagram }) };
+export const WHOLE_DATAGRAM = {
+  createAssembler: () => ({ push: (datagram: Buffer): Buffer => datagram }),
+};
 
 /** A reply that is one datagram. */
 export function single<T>(decode: (datagram: Buffer) => T | undefined): Collector<T> {

@@ -4,19 +4,19 @@
  * judges which game a reply came from by its raw key/values and applies that game's entry from its
  * own quirk list. Entries name the capture that shows the quirk where one exists; docs/protocols-legacy.md describes the quirks in prose.
  */
-import type { ProtocolId } from '../status';
-import type { ColorFamily } from './color-codes';
-import type { TextEncoding } from './text';
-import { lookupKey } from './text';
+import type { ProtocolId } from "../status";
+import type { ColorFamily } from "./color-codes";
+import type { TextEncoding } from "./text";
+import { lookupKey } from "./text";
 
 /** The protocols of this folder: every queried protocol but Valve A2S. */
-export type LegacyProtocol = Exclude<ProtocolId, 'source' | 'bomberman'>;
+export type LegacyProtocol = Exclude<ProtocolId, "source" | "bomberman">;
 
 /** Which numbers of a Quake player line mean what. */
 export type QuakePlayerLine =
-  | 'score-ping' // Quake 2/3, CoD, ET, JK2/JKA, Warsow (team after the name)
-  | 'score-ping-team' // SOF2 1.01+ (q3-sof2-2), DarkPlaces
-  | 'ping'; // MOHAA in Quake 3 mode
+  | "score-ping" // Quake 2/3, CoD, ET, JK2/JKA, Warsow (team after the name)
+  | "score-ping-team" // SOF2 1.01+ (q3-sof2-2), DarkPlaces
+  | "ping"; // MOHAA in Quake 3 mode
 
 export interface LegacyGameQuirks {
   /** Short game key, e.g. 'bf1942'; 'default' when nothing matched. */
@@ -48,7 +48,11 @@ export interface LegacyGameQuirks {
   spectatorTeam?: string;
 }
 
-export const DEFAULT_QUIRKS: LegacyGameQuirks = { game: 'default', colors: 'idtech', encoding: 'latin1' };
+export const DEFAULT_QUIRKS: LegacyGameQuirks = {
+  game: "default",
+  colors: "idtech",
+  encoding: "latin1",
+};
 
 /** One game's corrections and how to recognise its replies. */
 export interface QuirkEntry {
@@ -58,9 +62,13 @@ export interface QuirkEntry {
 }
 
 /** A raw key's value, '' when absent (for quirk matchers). */
-export const rawKey = (raw: Readonly<Record<string, string>>, ...names: string[]): string => lookupKey(raw, ...names) ?? '';
+export const rawKey = (raw: Readonly<Record<string, string>>, ...names: string[]): string =>
+  lookupKey(raw, ...names) ?? "";
 
 /** The first entry of a protocol's list that matches the reply; DEFAULT_QUIRKS when none does. */
-export function quirksFrom(entries: readonly QuirkEntry[], raw: Readonly<Record<string, string>>): LegacyGameQuirks {
+export function quirksFrom(
+  entries: readonly QuirkEntry[],
+  raw: Readonly<Record<string, string>>,
+): LegacyGameQuirks {
   return entries.find((e) => e.matches(raw))?.quirks ?? DEFAULT_QUIRKS;
 }

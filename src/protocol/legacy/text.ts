@@ -5,7 +5,7 @@
  * before any decoding, so a multi-byte UTF-8 sequence can never be cut in half; decoding is byte-faithful
  * latin1 unless the caller asks for UTF-8 (MTA, Minecraft, JC2MP send UTF-8).
  */
-export type TextEncoding = 'latin1' | 'utf8';
+export type TextEncoding = "latin1" | "utf8";
 
 /** Options every legacy decoder takes. */
 export interface LegacyDecodeOptions {
@@ -16,11 +16,11 @@ export interface LegacyDecodeOptions {
 export const BACKSLASH = 0x5c;
 export const NEWLINE = 0x0a;
 
-export function decodeText(bytes: Buffer, encoding: TextEncoding = 'latin1'): string {
+export function decodeText(bytes: Buffer, encoding: TextEncoding = "latin1"): string {
   return bytes.toString(encoding);
 }
 
-export function encodeText(text: string, encoding: TextEncoding = 'latin1'): Buffer {
+export function encodeText(text: string, encoding: TextEncoding = "latin1"): Buffer {
   return Buffer.from(text, encoding);
 }
 
@@ -48,16 +48,20 @@ export interface KeyValue {
  * A `\key\value\key\value` infostring (Quake 2/3, GameSpy 1, Half-Life infostring). One leading
  * `\` is optional; a trailing `\` is tolerated; a final key without a value gets ''.
  */
-export function parseInfostring(bytes: Buffer, encoding: TextEncoding = 'latin1'): KeyValue[] {
+export function parseInfostring(bytes: Buffer, encoding: TextEncoding = "latin1"): KeyValue[] {
   let body = bytes;
   if (body[0] === BACKSLASH) body = body.subarray(1);
   if (body.length === 0) return [];
   const parts = splitBytes(body, BACKSLASH);
   // "\a\1\" ends with an empty element that is not a key: drop it so pairs stay aligned.
-  if (parts.length % 2 === 1 && parts.length > 1 && parts[parts.length - 1]!.length === 0) parts.pop();
+  if (parts.length % 2 === 1 && parts.length > 1 && parts[parts.length - 1]!.length === 0)
+    parts.pop();
   const pairs: KeyValue[] = [];
   for (let i = 0; i < parts.length; i += 2) {
-    pairs.push({ key: decodeText(parts[i]!, encoding), value: decodeText(parts[i + 1] ?? Buffer.alloc(0), encoding) });
+    pairs.push({
+      key: decodeText(parts[i]!, encoding),
+      value: decodeText(parts[i + 1] ?? Buffer.alloc(0), encoding),
+    });
   }
   return pairs;
 }
@@ -69,12 +73,18 @@ export function toRecord(pairs: readonly KeyValue[]): Record<string, string> {
   return { ...record };
 }
 
-export function encodeInfostring(pairs: readonly KeyValue[], encoding: TextEncoding = 'latin1'): Buffer {
-  return encodeText(pairs.map(({ key, value }) => `\\${key}\\${value}`).join(''), encoding);
+export function encodeInfostring(
+  pairs: readonly KeyValue[],
+  encoding: TextEncoding = "latin1",
+): Buffer {
+  return encodeText(pairs.map(({ key, value }) => `\\${key}\\${value}`).join(""), encoding);
 }
 
 /** A case-insensitive lookup: legacy key case is not stable across games (GameSpy v1, Doom 3). */
-export function lookupKey(record: Readonly<Record<string, string>>, ...names: string[]): string | undefined {
+export function lookupKey(
+  record: Readonly<Record<string, string>>,
+  ...names: string[]
+): string | undefined {
   for (const name of names) {
     const exact = record[name];
     if (exact !== undefined) return exact;
@@ -99,7 +109,7 @@ export function parseIntOrNull(text: string | undefined): number | null {
 export function parseBoolOrNull(text: string | undefined): boolean | null {
   if (text === undefined) return null;
   const t = text.trim().toLowerCase();
-  if (t === '1' || t === 'true' || t === 'yes' || t === 'on') return true;
-  if (t === '0' || t === 'false' || t === 'no' || t === 'off' || t === '') return false;
+  if (t === "1" || t === "true" || t === "yes" || t === "on") return true;
+  if (t === "0" || t === "false" || t === "no" || t === "off" || t === "") return false;
   return null;
 }

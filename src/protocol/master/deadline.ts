@@ -4,7 +4,7 @@
  * crawler's listing of thousands of pages. The link goes through linkAbort (one listener on the caller's
  * signal however many requests share it). dispose() clears the timer and the link; call it in finally.
  */
-import { linkAbort } from '../abort-link';
+import { linkAbort } from "../abort-link";
 
 export interface Deadline {
   signal: AbortSignal;
@@ -17,7 +17,11 @@ export interface Deadline {
  * @param timeoutReason what the signal aborts with when the deadline fires. @defaultValue the
  *   AbortController default (an AbortError DOMException); the caller's own reason when the caller aborts.
  */
-export function startDeadline(timeoutMs: number, caller: AbortSignal | undefined, timeoutReason?: unknown): Deadline {
+export function startDeadline(
+  timeoutMs: number,
+  caller: AbortSignal | undefined,
+  timeoutReason?: unknown,
+): Deadline {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -3,11 +3,19 @@
  * msRQueryGameServers answer. Read leniently: the answer may come as one line or pretty-printed over many
  * (the protocol document's own examples are), other messages before it are skipped, numeric strings are numbers.
  */
-import net from 'node:net';
-import { DEFAULT_MANAGEMENT_TIMEOUT_MS, MANAGEMENT_SERVER_PORT, MAX_MANAGEMENT_REPLY_BYTES } from '../defaults';
-import { ProtocolError } from '../errors';
-import { startDeadline } from './deadline';
-import { MS_QUERY_GAME_SERVERS, type QueryGameServersReply, readQueryGameServersReply } from './management-messages';
+import net from "node:net";
+import {
+  DEFAULT_MANAGEMENT_TIMEOUT_MS,
+  MANAGEMENT_SERVER_PORT,
+  MAX_MANAGEMENT_REPLY_BYTES,
+} from "../defaults";
+import { ProtocolError } from "../errors";
+import { startDeadline } from "./deadline";
+import {
+  MS_QUERY_GAME_SERVERS,
+  type QueryGameServersReply,
+  readQueryGameServersReply,
+} from "./management-messages";
 
 export interface ManagementQueryOptions {
   host: string;
@@ -25,7 +33,7 @@ export interface ManagementQueryOptions {
  * Bytes between objects are skipped.
  */
 export class JsonObjectFramer {
-  private buffer = '';
+  private buffer = "";
   private depth = 0;
   private inString = false;
   private escaped = false;
@@ -39,19 +47,19 @@ export class JsonObjectFramer {
       const c = this.buffer[i];
       if (this.inString) {
         if (this.escaped) this.escaped = false;
-        else if (c === '\\') this.escaped = true;
+        else if (c === "\\") this.escaped = true;
         else if (c === '"') this.inString = false;
       } else if (c === '"') {
         if (this.depth > 0) this.inString = true;
-      } else if (c === '{') {
+      } else if (c === "{") {
         if (this.depth++ === 0) this.start = i;
-      } else if (c === '}' && this.depth > 0 && --this.depth === 0) {
+      } else if (c === "}" && this.depth > 0 && --this.depth === 0) {
         objects.push(this.buffer.slice(this.start, i + 1));
         this.start = -1;
       }
     }
     if (this.depth === 0) {
-      this.buffer = '';
+      this.buffer = "";
       this.scanned = 0;
     } else {
       this.buffer = this.buffer.slice(this.start);
@@ -66,21 +74,26 @@ export class JsonObjectFramer {
   }
 }
 
-export function queryManagementServer(options: ManagementQueryOptions): Promise<QueryGameServersReply> {
+export function queryManagementServer(
+  options: ManagementQueryOptions,
+): Promise<QueryGameServersReply> {
   const port = options.port ?? MANAGEMENT_SERVER_PORT;
   const maxReplyBytes = options.maxReplyBytes ?? MAX_MANAGEMENT_REPLY_BYTES;
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: options.host, port });
     const framer = new JsonObjectFramer();
-    const decoder = new TextDecoder('utf-8');
+    const decoder = new TextDecoder("utf-8");
     let received = 0;
     let settled = false;
-    const deadline = startDeadline(options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS, options.signal);
+    const deadline = startDeadline(
+      options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS,
+      options.signal,
+    );
     const signal = deadline.signal;
     const finish = (err: ProtocolError | null, reply?: QueryGameServersReply): void => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener("abort", onAbort);
       deadline.dispose();
       socket.destroy();
       if (err) reject(err);
@@ -89,20 +102,29 @@ export function queryManagementServer(options: ManagementQueryOptions): Promise<
     const onAbort = (): void => {
       finish(
         !deadline.timedOut
-          ? new ProtocolError('ABORTED', 'management query aborted')
-          : new ProtocolError('TIMEOUT', `management server ${options.host}:${port} did not answer within ${options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS} ms`),
+          ? new ProtocolError("ABORTED", "management query aborted")
+          : new ProtocolError(
+              "TIMEOUT",
+              `management server ${options.host}:${port} did not answer within ${options.timeoutMs ?? DEFAULT_MANAGEMENT_TIMEOUT_MS} ms`,
+            ),
       );
     };
     if (signal.aborted) {
       onAbort();
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.on('connect', () => socket.write(JSON.stringify({ command: MS_QUERY_GAME_SERVERS }) + '\n'));
-    socket.on('data', (chunk: Buffer) => {
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.on("connect", () =>
+      socket.write(JSON.stringify({ command: MS_QUERY_GAME_SERVERS }) + "\n"),
+    );
+    socket.on("data", (chunk: Buffer) => {
       received += chunk.length;
       if (received > maxReplyBytes) {
-        finish(new ProtocolError('MALFORMED', `management answer exceeds ${maxReplyBytes} bytes`, { offset: maxReplyBytes }));
+        finish(
+          new ProtocolError("MALFORMED", `management answer exceeds ${maxReplyBytes} bytes`, {
+            offset: maxReplyBytes,
+          }),
+        );
         return;
       }
       for (const text of framer.push(decoder.decode(chunk, { stream: true }))) {
@@ -119,7 +141,21 @@ export function queryManagementServer(options: ManagementQueryOptions): Promise<
         }
       }
     });
-    socket.on('error', (err) => finish(new ProtocolError('NETWORK', `management server ${options.host}:${port}: ${err.message}`, { cause: err })));
-    socket.on('close', () => finish(new ProtocolError('TRUNCATED', `management server ${options.host}:${port} closed the connection before answering`, { offset: received })));
+    socket.on("error", (err) =>
+      finish(
+        new ProtocolError("NETWORK", `management server ${options.host}:${port}: ${err.message}`, {
+          cause: err,
+        }),
+      ),
+    );
+    socket.on("close", () =>
+      finish(
+        new ProtocolError(
+          "TRUNCATED",
+          `management server ${options.host}:${port} closed the connection before answering`,
+          { offset: received },
+        ),
+      ),
+    );
   });
 }

@@ -18,14 +18,14 @@
  * strings are read as numbers for players.current / players.max (and, in replies only, port / gameplayMode).
  * Parsing is pure: no sockets, no logger; invalid input is a reason, never an exception.
  */
-import ipaddr from 'ipaddr.js';
-import { MANAGEMENT_SERVER_PORT } from '../defaults';
+import ipaddr from "ipaddr.js";
+import { MANAGEMENT_SERVER_PORT } from "../defaults";
 
-export const MS_REGISTER_GAME_SERVER = 'msRegisterGameServer';
-export const MS_UPDATE_GAME_SERVER_STATS = 'msUpdateGameServerStats';
-export const MS_UNREGISTER_GAME_SERVER = 'msUnregisterGameServer';
-export const MS_QUERY_GAME_SERVERS = 'msQueryGameServers';
-export const MS_R_QUERY_GAME_SERVERS = 'msRQueryGameServers';
+export const MS_REGISTER_GAME_SERVER = "msRegisterGameServer";
+export const MS_UPDATE_GAME_SERVER_STATS = "msUpdateGameServerStats";
+export const MS_UNREGISTER_GAME_SERVER = "msUnregisterGameServer";
+export const MS_QUERY_GAME_SERVERS = "msQueryGameServers";
+export const MS_R_QUERY_GAME_SERVERS = "msRQueryGameServers";
 
 export type GameplayMode = 1 | 2;
 
@@ -64,11 +64,13 @@ export interface ManagementServerEntry {
   gameplayMode: GameplayMode | null;
 }
 
-export type ManagementRefusal = 'INVALID_JSON' | 'UNKNOWN_COMMAND' | 'INVALID_CONTENT';
+export type ManagementRefusal = "INVALID_JSON" | "UNKNOWN_COMMAND" | "INVALID_CONTENT";
 
-export type ManagementParseResult = { ok: true; request: ManagementRequest } | { ok: false; refusal: ManagementRefusal; detail: string };
+export type ManagementParseResult =
+  | { ok: true; request: ManagementRequest }
+  | { ok: false; refusal: ManagementRefusal; detail: string };
 
-export type ServerAddressKind = 'ipv4' | 'ipv6' | 'hostname';
+export type ServerAddressKind = "ipv4" | "ipv6" | "hostname";
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 
@@ -77,22 +79,23 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
  * Digits-and-dots, or anything with a ':', looks like an IP and must then be a valid one.
  */
 export function classifyServerAddress(text: string): ServerAddressKind | null {
-  if (text.includes(':')) return ipaddr.IPv6.isValid(text) ? 'ipv6' : null;
-  if (/^[0-9.]+$/.test(text)) return ipaddr.IPv4.isValidFourPartDecimal(text) ? 'ipv4' : null;
-  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  if (text.includes(":")) return ipaddr.IPv6.isValid(text) ? "ipv6" : null;
+  if (/^[0-9.]+$/.test(text)) return ipaddr.IPv4.isValidFourPartDecimal(text) ? "ipv4" : null;
+  const name = text.endsWith(".") ? text.slice(0, -1) : text;
   if (name.length === 0 || name.length > 253) return null;
-  const labels = name.split('.');
+  const labels = name.split(".");
   if (!labels.every((label) => LABEL.test(label))) return null;
   // An all-numeric last label ("10.0.0.x1" aside) is not a host name: it is a mistyped IP.
-  return /^\d+$/.test(labels[labels.length - 1] ?? '') ? null : 'hostname';
+  return /^\d+$/.test(labels[labels.length - 1] ?? "") ? null : "hostname";
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** An integer, or a string of decimal digits when `numericStrings` (the protocol document's replies send "22"). */
 function integer(v: unknown, numericStrings: boolean): number | null {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
-  if (numericStrings && typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
+  if (typeof v === "number") return Number.isSafeInteger(v) ? v : null;
+  if (numericStrings && typeof v === "string" && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
   return null;
 }
 
@@ -112,16 +115,17 @@ export const MAX_REPORTED_PLAYERS = 255;
  * 2-4, current above max), within MAX_REPORTED_PLAYERS.
  */
 function readPlayers(v: unknown, remote = false): ManagementPlayers | string {
-  if (!isObject(v)) return 'players must be an object';
+  if (!isObject(v)) return "players must be an object";
   const current = integer(v.current, true);
   const max = integer(v.max, true);
-  if (current === null || current < 0) return 'players.current must be a non-negative integer';
+  if (current === null || current < 0) return "players.current must be a non-negative integer";
   if (remote) {
-    if (max === null || max < 0 || max > MAX_REPORTED_PLAYERS || current > MAX_REPORTED_PLAYERS) return `players must be 0-${MAX_REPORTED_PLAYERS}`;
+    if (max === null || max < 0 || max > MAX_REPORTED_PLAYERS || current > MAX_REPORTED_PLAYERS)
+      return `players must be 0-${MAX_REPORTED_PLAYERS}`;
     return { current, max };
   }
-  if (max === null || max < 2 || max > 4) return 'players.max must be 2, 3 or 4';
-  if (current > max) return 'players.current must not exceed players.max';
+  if (max === null || max < 2 || max > 4) return "players.max must be 2, 3 or 4";
+  if (current > max) return "players.current must not exceed players.max";
   return { current, max };
 }
 
@@ -130,7 +134,11 @@ function readGameplayMode(v: unknown, numericStrings: boolean): GameplayMode | n
   return mode === 1 || mode === 2 ? mode : null;
 }
 
-const refuse = (refusal: ManagementRefusal, detail: string): ManagementParseResult => ({ ok: false, refusal, detail });
+const refuse = (refusal: ManagementRefusal, detail: string): ManagementParseResult => ({
+  ok: false,
+  refusal,
+  detail,
+});
 
 export interface ManagementParseRules {
   /** Ports a registration may not use. @defaultValue [51963] */
@@ -140,41 +148,71 @@ export interface ManagementParseRules {
 }
 
 /** Parses and validates one line a client or game server sent. */
-export function parseManagementRequest(line: string, rules: ManagementParseRules = {}): ManagementParseResult {
+export function parseManagementRequest(
+  line: string,
+  rules: ManagementParseRules = {},
+): ManagementParseResult {
   let message: unknown;
   try {
     message = JSON.parse(line);
   } catch {
-    return refuse('INVALID_JSON', 'not JSON');
+    return refuse("INVALID_JSON", "not JSON");
   }
-  if (!isObject(message) || typeof message.command !== 'string') return refuse('INVALID_JSON', 'not an object with a string "command"');
+  if (!isObject(message) || typeof message.command !== "string")
+    return refuse("INVALID_JSON", 'not an object with a string "command"');
   const content = message.content;
   switch (message.command) {
     case MS_REGISTER_GAME_SERVER: {
-      if (!isObject(content)) return refuse('INVALID_CONTENT', 'content must be an object');
+      if (!isObject(content)) return refuse("INVALID_CONTENT", "content must be an object");
       const { serverName, serverAddress } = content;
       const serverPort = integer(content.serverPort, false);
-      if (typeof serverName !== 'string' || serverName.trim() === '') return refuse('INVALID_CONTENT', 'serverName must be a non-empty string');
-      if (serverName.length > (rules.maxNameLength ?? 256)) return refuse('INVALID_CONTENT', 'serverName is too long');
-      if (typeof serverAddress !== 'string' || classifyServerAddress(serverAddress) === null) return refuse('INVALID_CONTENT', 'serverAddress must be an IPv4 or IPv6 address or a host name');
-      if (!validPort(serverPort, rules.forbiddenPorts ?? [MANAGEMENT_SERVER_PORT])) return refuse('INVALID_CONTENT', 'serverPort must be an integer 1-65535 other than the management port');
-      return { ok: true, request: { command: MS_REGISTER_GAME_SERVER, content: { serverName, serverAddress, serverPort } } };
+      if (typeof serverName !== "string" || serverName.trim() === "")
+        return refuse("INVALID_CONTENT", "serverName must be a non-empty string");
+      if (serverName.length > (rules.maxNameLength ?? 256))
+        return refuse("INVALID_CONTENT", "serverName is too long");
+      if (typeof serverAddress !== "string" || classifyServerAddress(serverAddress) === null)
+        return refuse(
+          "INVALID_CONTENT",
+          "serverAddress must be an IPv4 or IPv6 address or a host name",
+        );
+      if (!validPort(serverPort, rules.forbiddenPorts ?? [MANAGEMENT_SERVER_PORT]))
+        return refuse(
+          "INVALID_CONTENT",
+          "serverPort must be an integer 1-65535 other than the management port",
+        );
+      return {
+        ok: true,
+        request: {
+          command: MS_REGISTER_GAME_SERVER,
+          content: { serverName, serverAddress, serverPort },
+        },
+      };
     }
     case MS_UPDATE_GAME_SERVER_STATS: {
-      if (!isObject(content)) return refuse('INVALID_CONTENT', 'content must be an object');
+      if (!isObject(content)) return refuse("INVALID_CONTENT", "content must be an object");
       const players = readPlayers(content.players);
-      if (typeof players === 'string') return refuse('INVALID_CONTENT', players);
-      if (typeof content.isLobbyOpen !== 'boolean') return refuse('INVALID_CONTENT', 'isLobbyOpen must be true or false');
+      if (typeof players === "string") return refuse("INVALID_CONTENT", players);
+      if (typeof content.isLobbyOpen !== "boolean")
+        return refuse("INVALID_CONTENT", "isLobbyOpen must be true or false");
       const gameplayMode = readGameplayMode(content.gameplayMode, false);
-      if (gameplayMode === null) return refuse('INVALID_CONTENT', 'gameplayMode must be 1 or 2');
-      return { ok: true, request: { command: MS_UPDATE_GAME_SERVER_STATS, content: { players, isLobbyOpen: content.isLobbyOpen, gameplayMode } } };
+      if (gameplayMode === null) return refuse("INVALID_CONTENT", "gameplayMode must be 1 or 2");
+      return {
+        ok: true,
+        request: {
+          command: MS_UPDATE_GAME_SERVER_STATS,
+          content: { players, isLobbyOpen: content.isLobbyOpen, gameplayMode },
+        },
+      };
     }
     case MS_UNREGISTER_GAME_SERVER:
       return { ok: true, request: { command: MS_UNREGISTER_GAME_SERVER } };
     case MS_QUERY_GAME_SERVERS:
       return { ok: true, request: { command: MS_QUERY_GAME_SERVERS } };
     default:
-      return refuse('UNKNOWN_COMMAND', `unknown command ${JSON.stringify(message.command.slice(0, 64))}`);
+      return refuse(
+        "UNKNOWN_COMMAND",
+        `unknown command ${JSON.stringify(message.command.slice(0, 64))}`,
+      );
   }
 }
 
@@ -188,7 +226,7 @@ export function encodeQueryGameServersReply(servers: readonly ManagementServerEn
     ...(s.isLobbyOpen === null ? {} : { isLobbyOpen: s.isLobbyOpen }),
     ...(s.gameplayMode === null ? {} : { gameplayMode: s.gameplayMode }),
   }));
-  return JSON.stringify({ command: MS_R_QUERY_GAME_SERVERS, content: { servers: list } }) + '\n';
+  return JSON.stringify({ command: MS_R_QUERY_GAME_SERVERS, content: { servers: list } }) + "\n";
 }
 
 export interface QueryGameServersReply {
@@ -205,12 +243,19 @@ export function readQueryGameServersReply(message: unknown): QueryGameServersRep
   if (!isObject(message) || message.command !== MS_R_QUERY_GAME_SERVERS) return null;
   const content = message.content;
   const list = isObject(content) ? content.servers : undefined;
-  if (!Array.isArray(list)) return isObject(content) && content.servers === undefined ? { servers: [], skipped: 0 } : null;
+  if (!Array.isArray(list))
+    return isObject(content) && content.servers === undefined ? { servers: [], skipped: 0 } : null;
   const servers: ManagementServerEntry[] = [];
   let skipped = 0;
   for (const item of list) {
     const port = isObject(item) ? integer(item.port, true) : null;
-    if (!isObject(item) || typeof item.name !== 'string' || typeof item.address !== 'string' || classifyServerAddress(item.address) === null || !validPort(port, [])) {
+    if (
+      !isObject(item) ||
+      typeof item.name !== "string" ||
+      typeof item.address !== "string" ||
+      classifyServerAddress(item.address) === null ||
+      !validPort(port, [])
+    ) {
       skipped++;
       continue;
     }
@@ -219,8 +264,8 @@ export function readQueryGameServersReply(message: unknown): QueryGameServersRep
       name: item.name,
       address: item.address,
       port,
-      players: typeof players === 'string' ? null : players,
-      isLobbyOpen: typeof item.isLobbyOpen === 'boolean' ? item.isLobbyOpen : null,
+      players: typeof players === "string" ? null : players,
+      isLobbyOpen: typeof item.isLobbyOpen === "boolean" ? item.isLobbyOpen : null,
       gameplayMode: readGameplayMode(item.gameplayMode, true),
     });
   }

@@ -17,12 +17,19 @@ import {
   DEFAULT_STEAM_WEB_API_RATE_LIMITED_RETRIES,
   DEFAULT_STEAM_WEB_API_RETRIES,
   DEFAULT_STEAM_WEB_API_RETRY_DELAY_MS,
-} from '../defaults';
-import { ProtocolError } from '../errors';
-import { startDeadline } from './deadline';
-import { MasterFilter, type MasterFilterNode, type MasterFilterPair, formatMasterFilter, masterFilterBytes, parseMasterFilter } from './master-filter';
-import { type SteamWebApiServer, readSteamWebApiRecord } from './steam-web-api-record';
-import { formatAddress } from './valve-master-codec';
+} from "../defaults";
+import { ProtocolError } from "../errors";
+import { startDeadline } from "./deadline";
+import {
+  MasterFilter,
+  type MasterFilterNode,
+  type MasterFilterPair,
+  formatMasterFilter,
+  masterFilterBytes,
+  parseMasterFilter,
+} from "./master-filter";
+import { type SteamWebApiServer, readSteamWebApiRecord } from "./steam-web-api-record";
+import { formatAddress } from "./valve-master-codec";
 
 export interface SteamWebApiListOptions {
   /** The Web API key. Never logged, never in an error message. */
@@ -58,7 +65,10 @@ export interface SteamWebApiListOptions {
    * Makes each HTTP call instead of the global fetch: the crawler's connects only to addresses its policy
    * allows. One that throws a ProtocolError (ADDRESS_REFUSED) stops the listing at once. @defaultValue fetch
    */
-  fetch?: (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
+  fetch?: (
+    url: string,
+    init: { signal: AbortSignal; headers: Record<string, string> },
+  ) => Promise<Response>;
 }
 
 export interface SteamWebApiListResult {
@@ -73,8 +83,8 @@ export interface SteamWebApiListResult {
   stoppedBy: ProtocolError | null;
 }
 
-type Dimension = 'empty' | 'os' | 'map' | 'name' | 'addr';
-const DIMENSIONS: readonly Dimension[] = ['empty', 'os', 'map', 'name', 'addr'];
+type Dimension = "empty" | "os" | "map" | "name" | "addr";
+const DIMENSIONS: readonly Dimension[] = ["empty", "os", "map", "name", "addr"];
 const MAX_NAME_PREFIX = 32;
 
 /** One part of the query: the caller's filter AND `conditions` AND name prefix AND NOT(any of `exclude`). */
@@ -92,14 +102,14 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new ProtocolError('ABORTED', 'Steam Web API listing aborted'));
+      reject(new ProtocolError("ABORTED", "Steam Web API listing aborted"));
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -125,7 +135,8 @@ interface CallContext {
 async function callGetServerList(ctx: CallContext, filter: string): Promise<unknown[]> {
   const { options } = ctx;
   const retries = options.retries ?? DEFAULT_STEAM_WEB_API_RETRIES;
-  const maxRateLimited = options.maxRateLimitedRetries ?? DEFAULT_STEAM_WEB_API_RATE_LIMITED_RETRIES;
+  const maxRateLimited =
+    options.maxRateLimitedRetries ?? DEFAULT_STEAM_WEB_API_RATE_LIMITED_RETRIES;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
   let failures = 0;
   let rateLimited = 0;
@@ -134,19 +145,28 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
     ctx.lastCallAt = Date.now();
     ctx.calls++;
     const url = new URL(ctx.endpoint);
-    url.searchParams.set('key', options.key);
-    url.searchParams.set('filter', filter);
-    url.searchParams.set('limit', String(ctx.limit));
-    const deadline = startDeadline(options.timeoutMs ?? DEFAULT_STEAM_WEB_API_TIMEOUT_MS, options.signal);
+    url.searchParams.set("key", options.key);
+    url.searchParams.set("filter", filter);
+    url.searchParams.set("limit", String(ctx.limit));
+    const deadline = startDeadline(
+      options.timeoutMs ?? DEFAULT_STEAM_WEB_API_TIMEOUT_MS,
+      options.signal,
+    );
     let failure: ProtocolError;
     try {
-      const init = { signal: deadline.signal, headers: { accept: 'application/json' } };
-      const response = await (options.fetch ? options.fetch(url.toString(), init) : fetch(url, init));
+      const init = { signal: deadline.signal, headers: { accept: "application/json" } };
+      const response = await (options.fetch
+        ? options.fetch(url.toString(), init)
+        : fetch(url, init));
       if (response.status === 429) {
         await response.body?.cancel();
-        const waitMs = parseRetryAfterMs(response.headers.get('retry-after')) ?? DEFAULT_RETRY_AFTER_MS;
+        const waitMs =
+          parseRetryAfterMs(response.headers.get("retry-after")) ?? DEFAULT_RETRY_AFTER_MS;
         if (++rateLimited > maxRateLimited || waitMs > maxRetryAfterMs) {
-          throw new ProtocolError('RATE_LIMITED', `Steam Web API answered 429 ${rateLimited} times (Retry-After ${waitMs} ms)`);
+          throw new ProtocolError(
+            "RATE_LIMITED",
+            `Steam Web API answered 429 ${rateLimited} times (Retry-After ${waitMs} ms)`,
+          );
         }
         await sleep(waitMs, options.signal);
         continue;
@@ -156,44 +176,71 @@ async function callGetServerList(ctx: CallContext, filter: string): Promise<unkn
         try {
           body = await response.json();
         } catch (err) {
-          throw new ProtocolError('UNEXPECTED_RESPONSE', 'Steam Web API answered something that is not JSON', { cause: err });
+          throw new ProtocolError(
+            "UNEXPECTED_RESPONSE",
+            "Steam Web API answered something that is not JSON",
+            { cause: err },
+          );
         }
-        const inner = typeof body === 'object' && body !== null ? (body as { response?: unknown }).response : undefined;
-        if (typeof inner !== 'object' || inner === null) throw new ProtocolError('UNEXPECTED_RESPONSE', 'Steam Web API answer has no "response" object');
+        const inner =
+          typeof body === "object" && body !== null
+            ? (body as { response?: unknown }).response
+            : undefined;
+        if (typeof inner !== "object" || inner === null)
+          throw new ProtocolError(
+            "UNEXPECTED_RESPONSE",
+            'Steam Web API answer has no "response" object',
+          );
         const servers = (inner as { servers?: unknown }).servers;
         if (servers === undefined) return []; // the endpoint leaves "servers" out when nothing matches
-        if (!Array.isArray(servers)) throw new ProtocolError('UNEXPECTED_RESPONSE', 'Steam Web API "servers" is not a list');
+        if (!Array.isArray(servers))
+          throw new ProtocolError("UNEXPECTED_RESPONSE", 'Steam Web API "servers" is not a list');
         return servers;
       }
       await response.body?.cancel();
       // 4xx other than 429 (bad key, bad request) will not get better with re-tries.
-      if (response.status < 500) throw new ProtocolError('UNEXPECTED_RESPONSE', `Steam Web API answered HTTP ${response.status}${response.status === 403 ? ' (key refused)' : ''}`);
-      failure = new ProtocolError('UNEXPECTED_RESPONSE', `Steam Web API answered HTTP ${response.status}`);
+      if (response.status < 500)
+        throw new ProtocolError(
+          "UNEXPECTED_RESPONSE",
+          `Steam Web API answered HTTP ${response.status}${response.status === 403 ? " (key refused)" : ""}`,
+        );
+      failure = new ProtocolError(
+        "UNEXPECTED_RESPONSE",
+        `Steam Web API answered HTTP ${response.status}`,
+      );
     } catch (err) {
       if (err instanceof ProtocolError) throw err;
-      if (options.signal?.aborted) throw new ProtocolError('ABORTED', 'Steam Web API listing aborted', { cause: err });
+      if (options.signal?.aborted)
+        throw new ProtocolError("ABORTED", "Steam Web API listing aborted", { cause: err });
       // fetch errors carry no URL, so the key cannot leak through `cause`.
       failure = deadline.timedOut
-        ? new ProtocolError('TIMEOUT', 'Steam Web API call timed out', { cause: err })
-        : new ProtocolError('NETWORK', `Steam Web API call failed: ${(err as Error).message}`, { cause: err });
+        ? new ProtocolError("TIMEOUT", "Steam Web API call timed out", { cause: err })
+        : new ProtocolError("NETWORK", `Steam Web API call failed: ${(err as Error).message}`, {
+            cause: err,
+          });
     } finally {
       deadline.dispose();
     }
     if (++failures > retries) throw failure;
-    await sleep((options.retryDelayMs ?? DEFAULT_STEAM_WEB_API_RETRY_DELAY_MS) * 2 ** (failures - 1), options.signal);
+    await sleep(
+      (options.retryDelayMs ?? DEFAULT_STEAM_WEB_API_RETRY_DELAY_MS) * 2 ** (failures - 1),
+      options.signal,
+    );
   }
 }
 
 function valueOf(dimension: Dimension, server: SteamWebApiServer, part: Part): string | null {
   switch (dimension) {
-    case 'map':
+    case "map":
       return server.status.map;
-    case 'addr':
+    case "addr":
       return server.address.host;
-    case 'name': {
+    case "name": {
       // Lower-cased: name_match is case-insensitive. '*' and '\' cannot start a literal prefix; the rest covers them.
-      const next = server.status.name.slice(part.namePrefix.length, part.namePrefix.length + 1).toLowerCase();
-      return next === '' || next === '*' || next === '\\' ? null : part.namePrefix + next;
+      const next = server.status.name
+        .slice(part.namePrefix.length, part.namePrefix.length + 1)
+        .toLowerCase();
+      return next === "" || next === "*" || next === "\\" ? null : part.namePrefix + next;
     }
     default:
       return null;
@@ -203,11 +250,11 @@ function valueOf(dimension: Dimension, server: SteamWebApiServer, part: Part): s
 function conditionFor(dimension: Dimension, value: string): MasterFilterPair | null {
   try {
     switch (dimension) {
-      case 'map':
+      case "map":
         return MasterFilter.map(value);
-      case 'addr':
+      case "addr":
         return MasterFilter.gameaddr(value);
-      case 'name':
+      case "name":
         return MasterFilter.nameMatch(`${value}*`);
       default:
         return null;
@@ -218,15 +265,24 @@ function conditionFor(dimension: Dimension, value: string): MasterFilterPair | n
 }
 
 /** Lists the Steam Web API, splitting capped queries. Never throws for endpoint trouble: see stoppedBy. */
-export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<SteamWebApiListResult> {
-  if (options.key === '') throw new ProtocolError('INVALID_ARGUMENT', 'a Steam Web API key is required');
-  const base = typeof options.filter === 'string' ? parseMasterFilter(options.filter) : [...(options.filter ?? [])];
-  const pacing = options.pacing === undefined ? { requestsPerMinute: DEFAULT_STEAM_WEB_API_REQUESTS_PER_MINUTE } : options.pacing;
+export async function listSteamWebApi(
+  options: SteamWebApiListOptions,
+): Promise<SteamWebApiListResult> {
+  if (options.key === "")
+    throw new ProtocolError("INVALID_ARGUMENT", "a Steam Web API key is required");
+  const base =
+    typeof options.filter === "string"
+      ? parseMasterFilter(options.filter)
+      : [...(options.filter ?? [])];
+  const pacing =
+    options.pacing === undefined
+      ? { requestsPerMinute: DEFAULT_STEAM_WEB_API_REQUESTS_PER_MINUTE }
+      : options.pacing;
   const maxFilterBytes = options.maxFilterBytes ?? MAX_MASTER_FILTER_BYTES;
   const maxCalls = options.maxCalls ?? DEFAULT_STEAM_WEB_API_MAX_CALLS;
   const ctx: CallContext = {
     options,
-    endpoint: `${(options.baseUrl ?? DEFAULT_STEAM_WEB_API_URL).replace(/\/+$/, '')}/IGameServersService/GetServerList/v1/`,
+    endpoint: `${(options.baseUrl ?? DEFAULT_STEAM_WEB_API_URL).replace(/\/+$/, "")}/IGameServersService/GetServerList/v1/`,
     limit: options.limitPerCall ?? STEAM_WEB_API_MAX_PER_CALL,
     intervalMs: pacing === false ? 0 : 60_000 / pacing.requestsPerMinute,
     lastCallAt: -Infinity,
@@ -239,7 +295,7 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
 
   const filterOf = (part: Part): string => {
     const nodes = [...base, ...part.conditions];
-    if (part.namePrefix !== '') nodes.push(MasterFilter.nameMatch(`${part.namePrefix}*`));
+    if (part.namePrefix !== "") nodes.push(MasterFilter.nameMatch(`${part.namePrefix}*`));
     if (part.exclude.length > 0) nodes.push(MasterFilter.nor(...part.exclude));
     return formatMasterFilter(nodes);
   };
@@ -247,7 +303,10 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
 
   /** `part` again, split by the next dimension from now on (its exclusions become a fixed condition). */
   const advance = (part: Part): Part => ({
-    conditions: part.exclude.length > 0 ? [...part.conditions, MasterFilter.nor(...part.exclude)] : part.conditions,
+    conditions:
+      part.exclude.length > 0
+        ? [...part.conditions, MasterFilter.nor(...part.exclude)]
+        : part.conditions,
     dimension: part.dimension + 1,
     namePrefix: part.namePrefix,
     exclude: [],
@@ -258,20 +317,21 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
     const dimension = DIMENSIONS[part.dimension];
     const next = { ...part, dimension: part.dimension + 1 };
     switch (dimension) {
-      case 'empty':
+      case "empty":
         return [
           { ...next, conditions: [...part.conditions, MasterFilter.noPlayers()] },
           { ...next, conditions: [...part.conditions, MasterFilter.notEmpty()] },
         ];
-      case 'os':
+      case "os":
         return [
           { ...next, conditions: [...part.conditions, MasterFilter.linux()] },
           { ...next, conditions: [...part.conditions, MasterFilter.nor(MasterFilter.linux())] },
         ];
-      case 'map':
-      case 'addr':
-      case 'name': {
-        if (dimension === 'name' && part.namePrefix.length >= MAX_NAME_PREFIX) return [advance(part)];
+      case "map":
+      case "addr":
+      case "name": {
+        if (dimension === "name" && part.namePrefix.length >= MAX_NAME_PREFIX)
+          return [advance(part)];
         // `covered`: values that already have their own part along this chain of rest parts.
         const covered = part.covered ?? new Set<string>();
         const counts = new Map<string, { condition: MasterFilterPair; count: number }>();
@@ -283,11 +343,24 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
           entry.count++;
           counts.set(condition.value, entry);
         }
-        const fresh = [...counts.values()].filter((e) => !covered.has(e.condition.value)).sort((a, b) => b.count - a.count);
+        const fresh = [...counts.values()]
+          .filter((e) => !covered.has(e.condition.value))
+          .sort((a, b) => b.count - a.count);
         const children: Part[] = fresh.map(({ condition }) => {
           covered.add(condition.value);
-          if (dimension === 'name') return { conditions: part.conditions, dimension: part.dimension, namePrefix: condition.value.slice(0, -1), exclude: [] };
-          return { conditions: [...part.conditions, condition], dimension: part.dimension + 1, namePrefix: part.namePrefix, exclude: [] };
+          if (dimension === "name")
+            return {
+              conditions: part.conditions,
+              dimension: part.dimension,
+              namePrefix: condition.value.slice(0, -1),
+              exclude: [],
+            };
+          return {
+            conditions: [...part.conditions, condition],
+            dimension: part.dimension + 1,
+            namePrefix: part.namePrefix,
+            exclude: [],
+          };
         });
         // The rest: this part minus the biggest values that fit the length limit (values left out of the
         // exclusion have their own parts too: overlaps are deduplicated). When no new value fits, the rest
@@ -308,17 +381,20 @@ export async function listSteamWebApi(options: SteamWebApiListOptions): Promise<
     }
   };
 
-  const queue: Part[] = [{ conditions: [], dimension: 0, namePrefix: '', exclude: [] }];
+  const queue: Part[] = [{ conditions: [], dimension: 0, namePrefix: "", exclude: [] }];
   const initial = filterOf(queue[0] as Part);
   if (masterFilterBytes(initial) > maxFilterBytes) {
-    throw new ProtocolError('FILTER_TOO_LONG', `filter is ${masterFilterBytes(initial)} bytes; the endpoint accepts at most ${maxFilterBytes}`);
+    throw new ProtocolError(
+      "FILTER_TOO_LONG",
+      `filter is ${masterFilterBytes(initial)} bytes; the endpoint accepts at most ${maxFilterBytes}`,
+    );
   }
   while (queue.length > 0) {
     const part = queue.shift() as Part;
     const filter = filterOf(part);
     if (ctx.calls >= maxCalls) {
       cappedFilters.push(filter);
-      stoppedBy ??= new ProtocolError('RATE_LIMITED', `stopped after ${maxCalls} calls (maxCalls)`);
+      stoppedBy ??= new ProtocolError("RATE_LIMITED", `stopped after ${maxCalls} calls (maxCalls)`);
       continue;
     }
     let records: unknown[];

@@ -9,23 +9,23 @@
  * About 231 entries fit one 1400-byte packet; to page, the last address of a batch is the next request's seed.
  * Deviations seen: none recorded yet; a reply whose entry area is not a multiple of 6 is MALFORMED.
  */
-import { ProtocolError } from '../errors';
-import type { ServerAddress } from '../types';
-import { PacketReader } from '../wire/packet-reader';
-import { PacketWriter } from '../wire/packet-writer';
+import { ProtocolError } from "../errors";
+import type { ServerAddress } from "../types";
+import { PacketReader } from "../wire/packet-reader";
+import { PacketWriter } from "../wire/packet-writer";
 
 export const A2M_GET_SERVERS_BATCH2 = 0x31;
 export const M2A_SERVER_BATCH_HEADER = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x66, 0x0a]);
 const ENTRY_BYTES = 6;
 
 export const MASTER_REGIONS = {
-  'us-east': 0x00,
-  'us-west': 0x01,
-  'south-america': 0x02,
+  "us-east": 0x00,
+  "us-west": 0x01,
+  "south-america": 0x02,
   europe: 0x03,
   asia: 0x04,
   australia: 0x05,
-  'middle-east': 0x06,
+  "middle-east": 0x06,
   africa: 0x07,
   rest: 0xff,
 } as const;
@@ -39,11 +39,13 @@ export function isMasterRegionCode(value: number): boolean {
 }
 
 export function masterRegionName(code: number): MasterRegionName | undefined {
-  return (Object.keys(MASTER_REGIONS) as MasterRegionName[]).find((name) => MASTER_REGIONS[name] === code);
+  return (Object.keys(MASTER_REGIONS) as MasterRegionName[]).find(
+    (name) => MASTER_REGIONS[name] === code,
+  );
 }
 
 /** The seed that starts a listing. */
-export const FIRST_SEED: ServerAddress = { host: '0.0.0.0', port: 0 };
+export const FIRST_SEED: ServerAddress = { host: "0.0.0.0", port: 0 };
 
 export interface MasterQuery {
   region: number;
@@ -59,42 +61,65 @@ export function formatAddress(address: ServerAddress): string {
 
 /** Parses "IPv4:port" (the only form master entries and seeds take). */
 export function parseIpv4Address(text: string): ServerAddress {
-  const colon = text.lastIndexOf(':');
+  const colon = text.lastIndexOf(":");
   const host = text.slice(0, colon);
   const portText = text.slice(colon + 1);
   if (colon < 0 || !IPV4.test(host) || !/^\d{1,5}$/.test(portText) || Number(portText) > 0xffff) {
-    throw new ProtocolError('INVALID_ARGUMENT', `${JSON.stringify(text)} is not an IPv4 address with a port (a.b.c.d:port)`);
+    throw new ProtocolError(
+      "INVALID_ARGUMENT",
+      `${JSON.stringify(text)} is not an IPv4 address with a port (a.b.c.d:port)`,
+    );
   }
   return { host, port: Number(portText) };
 }
 
 export function encodeMasterQuery(query: MasterQuery): Buffer {
   if (!Number.isInteger(query.region) || query.region < 0 || query.region > 0xff) {
-    throw new ProtocolError('INVALID_ARGUMENT', `region code ${query.region} is not a byte`);
+    throw new ProtocolError("INVALID_ARGUMENT", `region code ${query.region} is not a byte`);
   }
-  if (query.filter.includes('\0')) throw new ProtocolError('INVALID_ARGUMENT', 'master filter contains a NUL byte');
+  if (query.filter.includes("\0"))
+    throw new ProtocolError("INVALID_ARGUMENT", "master filter contains a NUL byte");
   const seed = formatAddress(parseIpv4Address(formatAddress(query.seed)));
-  return new PacketWriter().u8(A2M_GET_SERVERS_BATCH2).u8(query.region).cstring(seed, 'latin1').cstring(query.filter).toBuffer();
+  return new PacketWriter()
+    .u8(A2M_GET_SERVERS_BATCH2)
+    .u8(query.region)
+    .cstring(seed, "latin1")
+    .cstring(query.filter)
+    .toBuffer();
 }
 
 /** Decodes a request (the simulated master reads them). */
 export function decodeMasterQuery(packet: Buffer): MasterQuery {
   const r = new PacketReader(packet);
-  const type = r.u8('request type');
+  const type = r.u8("request type");
   if (type !== A2M_GET_SERVERS_BATCH2) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', `master request type 0x${type.toString(16)} is not 0x31`, { offset: 0 });
+    throw new ProtocolError(
+      "UNEXPECTED_RESPONSE",
+      `master request type 0x${type.toString(16)} is not 0x31`,
+      { offset: 0 },
+    );
   }
-  const region = r.u8('region');
+  const region = r.u8("region");
   const seedOffset = r.offset;
-  const seedText = r.cstringLatin1('seed');
+  const seedText = r.cstringLatin1("seed");
   let seed: ServerAddress;
   try {
     seed = parseIpv4Address(seedText);
   } catch (err) {
-    throw new ProtocolError('MALFORMED', `master request seed ${JSON.stringify(seedText)} is not IP:port`, { offset: seedOffset, cause: err });
+    throw new ProtocolError(
+      "MALFORMED",
+      `master request seed ${JSON.stringify(seedText)} is not IP:port`,
+      { offset: seedOffset, cause: err },
+    );
   }
   // Old clients end the packet without the filter's NUL; accept the filter up to the end then.
-  const filter = r.remaining === 0 ? '' : r.buffer.subarray(r.offset).toString('utf8').replace(/\0[\s\S]*$/, '');
+  const filter =
+    r.remaining === 0
+      ? ""
+      : r.buffer
+          .subarray(r.offset)
+          .toString("utf8")
+          .replace(/\0[\s\S]*$/, "");
   return { region, seed, filter };
 }
 
@@ -107,17 +132,25 @@ export interface MasterBatch {
 
 export function decodeMasterResponse(packet: Buffer): MasterBatch {
   const r = new PacketReader(packet);
-  const header = r.bytes(M2A_SERVER_BATCH_HEADER.length, 'master reply header');
+  const header = r.bytes(M2A_SERVER_BATCH_HEADER.length, "master reply header");
   if (!header.equals(M2A_SERVER_BATCH_HEADER)) {
-    throw new ProtocolError('UNEXPECTED_RESPONSE', `master reply header ${header.toString('hex')} is not ffffffff660a`, { offset: 0 });
+    throw new ProtocolError(
+      "UNEXPECTED_RESPONSE",
+      `master reply header ${header.toString("hex")} is not ffffffff660a`,
+      { offset: 0 },
+    );
   }
   if (r.remaining % ENTRY_BYTES !== 0) {
-    throw new ProtocolError('MALFORMED', `master reply entries take ${r.remaining} bytes, not a multiple of 6`, { offset: r.offset });
+    throw new ProtocolError(
+      "MALFORMED",
+      `master reply entries take ${r.remaining} bytes, not a multiple of 6`,
+      { offset: r.offset },
+    );
   }
   const addresses: ServerAddress[] = [];
   while (!r.atEnd) {
-    const ip = r.bytes(4, 'address');
-    const port = r.u16be('port');
+    const ip = r.bytes(4, "address");
+    const port = r.u16be("port");
     if (port === 0 && ip.readUInt32BE(0) === 0) return { addresses, end: true };
     addresses.push({ host: `${ip[0]}.${ip[1]}.${ip[2]}.${ip[3]}`, port });
   }
@@ -129,7 +162,7 @@ export function encodeMasterResponse(addresses: readonly ServerAddress[], end: b
   const w = new PacketWriter().bytes(M2A_SERVER_BATCH_HEADER);
   for (const address of [...addresses, ...(end ? [FIRST_SEED] : [])]) {
     const { host, port } = parseIpv4Address(formatAddress(address));
-    for (const octet of host.split('.')) w.u8(Number(octet));
+    for (const octet of host.split(".")) w.u8(Number(octet));
     w.u16be(port);
   }
   return w.toBuffer();

@@ -6,19 +6,23 @@
  * `retries` times, and when it still does not, the listing stops short: the result says it is incomplete
  * and where to resume (region + seed), which a later call passes back as `startRegion` / `seed`.
  */
-import dgram from 'node:dgram';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import dgram from "node:dgram";
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import {
   DEFAULT_MASTER_REQUESTS_PER_MINUTE,
   DEFAULT_MASTER_RETRIES,
   DEFAULT_MASTER_TIMEOUT_MS,
   MAX_MASTER_PAGES,
-} from '../defaults';
-import { ProtocolError } from '../errors';
-import type { ServerAddress } from '../types';
-import { startDeadline } from './deadline';
-import { assertMasterFilterLength, buildMasterFilter, type MasterFilterNode } from './master-filter';
+} from "../defaults";
+import { ProtocolError } from "../errors";
+import type { ServerAddress } from "../types";
+import { startDeadline } from "./deadline";
+import {
+  assertMasterFilterLength,
+  buildMasterFilter,
+  type MasterFilterNode,
+} from "./master-filter";
 import {
   ALL_MASTER_REGION_CODES,
   FIRST_SEED,
@@ -30,7 +34,7 @@ import {
   formatAddress,
   isMasterRegionCode,
   parseIpv4Address,
-} from './valve-master-codec';
+} from "./valve-master-codec";
 
 export interface MasterPacing {
   /** Requests sent per minute at most, re-sends included. */
@@ -41,7 +45,7 @@ export interface ValveMasterListOptions {
   host: string;
   port: number;
   /** A region code (0x00-0x07, 0xFF), its name, or 'all' (every code, deduplicated). */
-  region: number | MasterRegionName | 'all';
+  region: number | MasterRegionName | "all";
   /** A filter string or conditions for the builder. @defaultValue '' (everything) */
   filter?: string | readonly MasterFilterNode[];
   /** Resume after this address (a previous result's resumeFrom). @defaultValue 0.0.0.0:0 */
@@ -78,15 +82,23 @@ export interface ValveMasterListResult {
 function regionsOf(options: ValveMasterListOptions): number[] {
   const { region } = options;
   let codes: number[];
-  if (region === 'all') codes = [...ALL_MASTER_REGION_CODES];
-  else if (typeof region === 'number') codes = [region];
+  if (region === "all") codes = [...ALL_MASTER_REGION_CODES];
+  else if (typeof region === "number") codes = [region];
   else codes = [MASTER_REGIONS[region]];
   for (const code of codes) {
-    if (!isMasterRegionCode(code)) throw new ProtocolError('INVALID_ARGUMENT', `region ${String(region)} is not a master region`);
+    if (!isMasterRegionCode(code))
+      throw new ProtocolError(
+        "INVALID_ARGUMENT",
+        `region ${String(region)} is not a master region`,
+      );
   }
   if (options.startRegion !== undefined) {
     const at = codes.indexOf(options.startRegion);
-    if (at < 0) throw new ProtocolError('INVALID_ARGUMENT', `startRegion ${options.startRegion} is not among the regions listed`);
+    if (at < 0)
+      throw new ProtocolError(
+        "INVALID_ARGUMENT",
+        `startRegion ${options.startRegion} is not among the regions listed`,
+      );
     codes = codes.slice(at);
   }
   return codes;
@@ -97,18 +109,18 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener("abort", onAbort);
     };
     const onAbort = (): void => {
       done();
-      reject(new ProtocolError('ABORTED', 'master listing aborted'));
+      reject(new ProtocolError("ABORTED", "master listing aborted"));
     };
     const timer = setTimeout(() => {
       done();
       resolve();
     }, ms);
     if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -119,7 +131,7 @@ async function resolveMaster(host: string): Promise<{ address: string; family: 4
     const found = await lookup(host);
     return { address: found.address, family: found.family === 6 ? 6 : 4 };
   } catch (err) {
-    throw new ProtocolError('NETWORK', `cannot resolve master host ${host}`, { cause: err });
+    throw new ProtocolError("NETWORK", `cannot resolve master host ${host}`, { cause: err });
   }
 }
 
@@ -131,12 +143,10 @@ class MasterSocket {
   private readonly socket: dgram.Socket;
   private waiter: ((batch: MasterBatch) => boolean) | null = null;
 
-  constructor(
-    private readonly master: { address: string; port: number; family: 4 | 6 },
-  ) {
-    this.socket = dgram.createSocket(master.family === 6 ? 'udp6' : 'udp4');
-    this.socket.on('error', () => undefined); // an ICMP error surfaces as silence, handled by the deadline
-    this.socket.on('message', (packet, remote) => {
+  constructor(private readonly master: { address: string; port: number; family: 4 | 6 }) {
+    this.socket = dgram.createSocket(master.family === 6 ? "udp6" : "udp4");
+    this.socket.on("error", () => undefined); // an ICMP error surfaces as silence, handled by the deadline
+    this.socket.on("message", (packet, remote) => {
       if (remote.address !== this.master.address || remote.port !== this.master.port) return;
       let batch: MasterBatch;
       try {
@@ -151,30 +161,39 @@ class MasterSocket {
   send(packet: Buffer): Promise<void> {
     return new Promise((resolve, reject) => {
       this.socket.send(packet, this.master.port, this.master.address, (err) => {
-        if (err) reject(new ProtocolError('NETWORK', `cannot send to the master: ${err.message}`, { cause: err }));
+        if (err)
+          reject(
+            new ProtocolError("NETWORK", `cannot send to the master: ${err.message}`, {
+              cause: err,
+            }),
+          );
         else resolve();
       });
     });
   }
 
-  waitForBatch(accept: (batch: MasterBatch) => boolean, timeoutMs: number, signal: AbortSignal | undefined): Promise<MasterBatch | null> {
+  waitForBatch(
+    accept: (batch: MasterBatch) => boolean,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<MasterBatch | null> {
     return new Promise((resolve, reject) => {
       const deadline = startDeadline(timeoutMs, signal);
       const onAbort = (): void => {
         this.waiter = null;
         deadline.dispose();
         if (deadline.timedOut) resolve(null);
-        else reject(new ProtocolError('ABORTED', 'master listing aborted'));
+        else reject(new ProtocolError("ABORTED", "master listing aborted"));
       };
       this.waiter = (batch) => {
         if (!accept(batch)) return false;
-        deadline.signal.removeEventListener('abort', onAbort);
+        deadline.signal.removeEventListener("abort", onAbort);
         deadline.dispose();
         resolve(batch);
         return true;
       };
       if (deadline.signal.aborted) onAbort();
-      else deadline.signal.addEventListener('abort', onAbort, { once: true });
+      else deadline.signal.addEventListener("abort", onAbort, { once: true });
     });
   }
 
@@ -187,15 +206,29 @@ class MasterSocket {
  * Lists a Valve master. Never throws for silence or abort: those give an incomplete, resumable result.
  * @throws ProtocolError INVALID_ARGUMENT (region, seed, filter values) or FILTER_TOO_LONG, before sending anything.
  */
-export async function listValveMaster(options: ValveMasterListOptions): Promise<ValveMasterListResult> {
+export async function listValveMaster(
+  options: ValveMasterListOptions,
+): Promise<ValveMasterListResult> {
   const regions = regionsOf(options);
-  const filter = typeof options.filter === 'string' ? assertMasterFilterLength(options.filter) : buildMasterFilter(options.filter ?? []);
-  const pacing = options.pacing === undefined ? { requestsPerMinute: DEFAULT_MASTER_REQUESTS_PER_MINUTE } : options.pacing;
-  if (pacing !== false && !(pacing.requestsPerMinute > 0)) throw new ProtocolError('INVALID_ARGUMENT', 'pacing.requestsPerMinute must be positive');
+  const filter =
+    typeof options.filter === "string"
+      ? assertMasterFilterLength(options.filter)
+      : buildMasterFilter(options.filter ?? []);
+  const pacing =
+    options.pacing === undefined
+      ? { requestsPerMinute: DEFAULT_MASTER_REQUESTS_PER_MINUTE }
+      : options.pacing;
+  if (pacing !== false && !(pacing.requestsPerMinute > 0))
+    throw new ProtocolError("INVALID_ARGUMENT", "pacing.requestsPerMinute must be positive");
   const intervalMs = pacing === false ? 0 : 60_000 / pacing.requestsPerMinute;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MASTER_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_MASTER_RETRIES;
-  let seed = options.seed === undefined ? FIRST_SEED : typeof options.seed === 'string' ? parseIpv4Address(options.seed) : options.seed;
+  let seed =
+    options.seed === undefined
+      ? FIRST_SEED
+      : typeof options.seed === "string"
+        ? parseIpv4Address(options.seed)
+        : options.seed;
 
   const master = await resolveMaster(options.host);
   const socket = new MasterSocket({ ...master, port: options.port });
@@ -218,9 +251,17 @@ export async function listValveMaster(options: ValveMasterListOptions): Promise<
       const seenInRegion = new Set<string>();
       // A late answer to an earlier request repeats addresses already paged; only a batch with something
       // new (or the end marker) answers the current seed.
-      const accept = (batch: MasterBatch): boolean => batch.end || batch.addresses.some((a) => !seenInRegion.has(formatAddress(a)));
+      const accept = (batch: MasterBatch): boolean =>
+        batch.end || batch.addresses.some((a) => !seenInRegion.has(formatAddress(a)));
       for (let page = 0; ; page++) {
-        if (page >= MAX_MASTER_PAGES) return stop(region, new ProtocolError('UNEXPECTED_RESPONSE', `region ${region} did not end after ${page} pages`));
+        if (page >= MAX_MASTER_PAGES)
+          return stop(
+            region,
+            new ProtocolError(
+              "UNEXPECTED_RESPONSE",
+              `region ${region} did not end after ${page} pages`,
+            ),
+          );
         const packet = encodeMasterQuery({ region, seed, filter });
         let batch: MasterBatch | null = null;
         for (let attempt = 0; attempt <= retries && batch === null; attempt++) {
@@ -237,7 +278,13 @@ export async function listValveMaster(options: ValveMasterListOptions): Promise<
           }
         }
         if (batch === null) {
-          return stop(region, new ProtocolError('TIMEOUT', `master ${options.host}:${options.port} went silent (region ${region}, seed ${formatAddress(seed)}, ${retries + 1} attempts)`));
+          return stop(
+            region,
+            new ProtocolError(
+              "TIMEOUT",
+              `master ${options.host}:${options.port} went silent (region ${region}, seed ${formatAddress(seed)}, ${retries + 1} attempts)`,
+            ),
+          );
         }
         const fresh: ServerAddress[] = [];
         for (const address of batch.addresses) {
@@ -251,7 +298,14 @@ export async function listValveMaster(options: ValveMasterListOptions): Promise<
         if (fresh.length > 0) options.onBatch?.(fresh, region);
         const last = batch.addresses[batch.addresses.length - 1];
         if (batch.end) break;
-        if (last === undefined) return stop(region, new ProtocolError('UNEXPECTED_RESPONSE', 'master sent an empty batch without the end marker'));
+        if (last === undefined)
+          return stop(
+            region,
+            new ProtocolError(
+              "UNEXPECTED_RESPONSE",
+              "master sent an empty batch without the end marker",
+            ),
+          );
         seed = last;
       }
       seed = FIRST_SEED;
@@ -259,5 +313,12 @@ export async function listValveMaster(options: ValveMasterListOptions): Promise<
   } finally {
     socket.close();
   }
-  return { servers, complete: true, resumeFrom: null, resumeRegion: null, stoppedBy: null, requests };
+  return {
+    servers,
+    complete: true,
+    resumeFrom: null,
+    resumeRegion: null,
+    stoppedBy: null,
+    requests,
+  };
 }

@@ -4,19 +4,27 @@
  * and RULES failures only leave those lists empty); one that does not fails with INFO's error.
  * The A2S codec, split handling and challenges: valve/ and docs/protocols.md.
  */
-import type { ProtocolModule, ProtocolQueryOptions } from '../adapter';
-import { ProtocolError } from '../errors';
-import type { ServerStatus } from '../status';
-import type { ServerAddress } from '../types';
-import { queryServer } from '../valve/client';
-import { serverQueryToStatus } from '../valve/server-status';
+import type { ProtocolModule, ProtocolQueryOptions } from "../adapter";
+import { ProtocolError } from "../errors";
+import type { ServerStatus } from "../status";
+import type { ServerAddress } from "../types";
+import { queryServer } from "../valve/client";
+import { serverQueryToStatus } from "../valve/server-status";
 
-async function queryStatus(address: ServerAddress, options: ProtocolQueryOptions = {}): Promise<ServerStatus> {
+async function queryStatus(
+  address: ServerAddress,
+  options: ProtocolQueryOptions = {},
+): Promise<ServerStatus> {
   const result = await queryServer(address, options);
   const status = serverQueryToStatus(result);
-  if (status === null) throw result.errors.info ?? new ProtocolError('UNEXPECTED_RESPONSE', 'no A2S_INFO answer');
+  if (status === null)
+    throw result.errors.info ?? new ProtocolError("UNEXPECTED_RESPONSE", "no A2S_INFO answer");
   return status;
 }
 
 /** Valve A2S. */
-export const sourceProtocol: ProtocolModule = { id: 'source', name: 'Valve A2S (Source, GoldSrc)', queryStatus };
+export const sourceProtocol: ProtocolModule = {
+  id: "source",
+  name: "Valve A2S (Source, GoldSrc)",
+  queryStatus,
+};

@@ -15,13 +15,13 @@
  * one listener for all (abort-link.ts). Sockets are ref'd only while exchanges are in flight, so an idle
  * transport never keeps a process alive.
  */
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { linkAbort } from '../abort-link';
-import { DEFAULT_RECEIVE_BUFFER_BYTES } from '../defaults';
-import { ProtocolError } from '../errors';
-import type { ServerAddress } from '../types';
+import dgram from "node:dgram";
+import { isIP } from "node:net";
+import { performance } from "node:perf_hooks";
+import { linkAbort } from "../abort-link";
+import { DEFAULT_RECEIVE_BUFFER_BYTES } from "../defaults";
+import { ProtocolError } from "../errors";
+import type { ServerAddress } from "../types";
 
 /** Reassembles split responses from one remote; returns the full payload once complete. */
 export interface DatagramAssembler {
@@ -106,34 +106,38 @@ interface Timed {
 
 /** A lease on one remote's channel: exchanges through it, then release(). */
 export interface RemoteSession {
-  exchange<T>(request: Buffer, handle: (payload: Buffer) => HandlerResult<T>, options: ExchangeOptions): Promise<ExchangeResult<T>>;
+  exchange<T>(
+    request: Buffer,
+    handle: (payload: Buffer) => HandlerResult<T>,
+    options: ExchangeOptions,
+  ): Promise<ExchangeResult<T>>;
   release(): void;
 }
 
 /** Canonical text of an IP literal, as rinfo.address reports it; null when `host` is not an IP literal. */
 export function canonicalIp(host: string): { ip: string; family: Family } | null {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   const family = isIP(bare);
   if (family === 4) return { ip: bare, family: 4 };
   if (family === 6) {
     // The kernel reports IPv6 sources in RFC 5952 form; URL's host parser produces the same.
-    const ip = new URL(`udp://[${bare.split('%')[0]}]`).hostname.slice(1, -1);
+    const ip = new URL(`udp://[${bare.split("%")[0]}]`).hostname.slice(1, -1);
     return { ip, family: 6 };
   }
   return null;
 }
 
 function callerAborted(signal: AbortSignal): ProtocolError {
-  return new ProtocolError('ABORTED', 'query aborted', { cause: signal.reason });
+  return new ProtocolError("ABORTED", "query aborted", { cause: signal.reason });
 }
 
 function abortError(signal: AbortSignal): ProtocolError {
   const reason: unknown = signal.reason;
   if (reason instanceof ProtocolError) return reason;
-  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
-    return new ProtocolError('TIMEOUT', 'no answer before the deadline');
+  if (reason instanceof DOMException && reason.name === "TimeoutError") {
+    return new ProtocolError("TIMEOUT", "no answer before the deadline");
   }
-  return new ProtocolError('ABORTED', 'query aborted', { cause: reason });
+  return new ProtocolError("ABORTED", "query aborted", { cause: reason });
 }
 
 export class UdpTransport {
@@ -145,7 +149,13 @@ export class UdpTransport {
   /** Everything with a due time (re-sends, grace ends, deadlines, waits for a channel), swept by one timer. */
   private readonly timed: Timed[] = [];
   private sweepTimer: NodeJS.Timeout | null = null;
-  readonly stats: UdpTransportStats = { sent: 0, received: 0, droppedForeign: 0, droppedUnexpected: 0, droppedSplitErrors: 0 };
+  readonly stats: UdpTransportStats = {
+    sent: 0,
+    received: 0,
+    droppedForeign: 0,
+    droppedUnexpected: 0,
+    droppedSplitErrors: 0,
+  };
 
   constructor(private readonly options: UdpTransportOptions = {}) {}
 
@@ -160,12 +170,17 @@ export class UdpTransport {
    * The host must be an IP literal (resolving names is the caller's business). The wait ends with
    * the signal (as an exchange's does) or at `deadline` (TIMEOUT).
    */
-  async acquire(remote: ServerAddress, signal?: AbortSignal, deadline?: number): Promise<RemoteSession> {
-    if (this.closed) throw new ProtocolError('NETWORK', 'transport is closed');
+  async acquire(
+    remote: ServerAddress,
+    signal?: AbortSignal,
+    deadline?: number,
+  ): Promise<RemoteSession> {
+    if (this.closed) throw new ProtocolError("NETWORK", "transport is closed");
     const target = canonicalIp(remote.host);
-    if (target === null) throw new ProtocolError('INVALID_ARGUMENT', `not an IP address: ${remote.host}`);
+    if (target === null)
+      throw new ProtocolError("INVALID_ARGUMENT", `not an IP address: ${remote.host}`);
     if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
-      throw new ProtocolError('INVALID_ARGUMENT', `not a port: ${remote.port}`);
+      throw new ProtocolError("INVALID_ARGUMENT", `not a port: ${remote.port}`);
     }
     if (signal?.aborted) throw deadline === undefined ? abortError(signal) : callerAborted(signal);
     const socket = await this.socketFor(target.family);
@@ -181,7 +196,8 @@ export class UdpTransport {
     let released = false;
     const ch = channel;
     return {
-      exchange: (request, handle, options) => this.exchange(socket, target.ip, remote.port, ch, request, handle, options),
+      exchange: (request, handle, options) =>
+        this.exchange(socket, target.ip, remote.port, ch, request, handle, options),
       release: () => {
         if (released) return;
         released = true;
@@ -210,13 +226,23 @@ export class UdpTransport {
     this.channels.delete(channel.key);
   }
 
-  private waitTurn(channel: Channel, signal: AbortSignal | undefined, deadline: number | undefined): Promise<void> {
+  private waitTurn(
+    channel: Channel,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+  ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let unlink = (): void => undefined;
       const timed: Timed = {
         dueAt: Infinity,
         slot: -1,
-        onDue: () => leave(new ProtocolError('TIMEOUT', 'no answer before the deadline (waiting for the server\'s channel)')),
+        onDue: () =>
+          leave(
+            new ProtocolError(
+              "TIMEOUT",
+              "no answer before the deadline (waiting for the server's channel)",
+            ),
+          ),
       };
       const turn = (): void => {
         unlink();
@@ -224,7 +250,13 @@ export class UdpTransport {
         if (signal?.aborted || (deadline !== undefined && performance.now() >= deadline)) {
           // Our turn came but we no longer want it: pass it on.
           this.passTurn(channel);
-          reject(signal?.aborted ? (deadline === undefined ? abortError(signal) : callerAborted(signal)) : new ProtocolError('TIMEOUT', 'no answer before the deadline'));
+          reject(
+            signal?.aborted
+              ? deadline === undefined
+                ? abortError(signal)
+                : callerAborted(signal)
+              : new ProtocolError("TIMEOUT", "no answer before the deadline"),
+          );
           return;
         }
         resolve();
@@ -239,7 +271,10 @@ export class UdpTransport {
       channel.waiting.push(turn);
       if (deadline !== undefined) this.arm(timed, deadline);
       // linkAbort: many queries wait under one caller signal (a crawler's batch), one listener for all.
-      if (signal) unlink = linkAbort(signal, () => leave(deadline === undefined ? abortError(signal) : callerAborted(signal)));
+      if (signal)
+        unlink = linkAbort(signal, () =>
+          leave(deadline === undefined ? abortError(signal) : callerAborted(signal)),
+        );
     });
   }
 
@@ -277,7 +312,7 @@ export class UdpTransport {
 
   private readonly sweep = (): void => {
     const now = performance.now();
-    for (let at = 0; at < this.timed.length; ) {
+    for (let at = 0; at < this.timed.length;) {
       const timed = this.timed[at] as Timed;
       if (timed.dueAt > now) {
         at++;
@@ -304,7 +339,18 @@ export class UdpTransport {
         reject(options.deadline === undefined ? abortError(signal) : callerAborted(signal));
         return;
       }
-      const exchange = new Exchange<T>(this, socket, ip, port, channel, request, handle, options, resolve, reject);
+      const exchange = new Exchange<T>(
+        this,
+        socket,
+        ip,
+        port,
+        channel,
+        request,
+        handle,
+        options,
+        resolve,
+        reject,
+      );
       channel.active = exchange;
       if (signal) exchange.unlink = linkAbort(signal, exchange.onAbort);
       exchange.send();
@@ -323,7 +369,9 @@ export class UdpTransport {
 
   private onMessage(family: Family, datagram: Buffer, rinfo: dgram.RemoteInfo): void {
     this.stats.received += 1;
-    const channel = this.channels.get(`${family === 6 ? rinfo.address.split('%')[0] : rinfo.address}|${rinfo.port}`);
+    const channel = this.channels.get(
+      `${family === 6 ? rinfo.address.split("%")[0] : rinfo.address}|${rinfo.port}`,
+    );
     if (!channel) {
       this.stats.droppedForeign += 1;
       return;
@@ -350,16 +398,32 @@ export class UdpTransport {
     return new Promise<dgram.Socket>((resolve, reject) => {
       // Every address reaching the socket is an IP literal (acquire checks): answering node:dgram's
       // lookup at once spares a dns.lookup call and a nextTick per datagram sent.
-      const lookup = (address: string, _family: unknown, callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void => callback(null, address, family);
-      const socket = dgram.createSocket({ type: family === 4 ? 'udp4' : 'udp6', ipv6Only: family === 6, lookup: lookup as unknown as dgram.SocketOptions['lookup'] });
-      const onError = (err: Error): void => reject(new ProtocolError('NETWORK', `cannot open a udp${family} socket: ${err.message}`, { cause: err }));
-      socket.once('error', onError);
-      const address = family === 4 ? (this.options.bindAddress4 ?? '0.0.0.0') : (this.options.bindAddress6 ?? '::');
+      const lookup = (
+        address: string,
+        _family: unknown,
+        callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+      ): void => callback(null, address, family);
+      const socket = dgram.createSocket({
+        type: family === 4 ? "udp4" : "udp6",
+        ipv6Only: family === 6,
+        lookup: lookup as unknown as dgram.SocketOptions["lookup"],
+      });
+      const onError = (err: Error): void =>
+        reject(
+          new ProtocolError("NETWORK", `cannot open a udp${family} socket: ${err.message}`, {
+            cause: err,
+          }),
+        );
+      socket.once("error", onError);
+      const address =
+        family === 4
+          ? (this.options.bindAddress4 ?? "0.0.0.0")
+          : (this.options.bindAddress6 ?? "::");
       socket.bind({ address, port: 0 }, () => {
-        socket.off('error', onError);
+        socket.off("error", onError);
         // A socket error after bind (e.g. ICMP-driven) must not crash the process; sends report their own.
-        socket.on('error', () => undefined);
-        socket.on('message', (datagram, rinfo) => this.onMessage(family, datagram, rinfo));
+        socket.on("error", () => undefined);
+        socket.on("message", (datagram, rinfo) => this.onMessage(family, datagram, rinfo));
         try {
           socket.setRecvBufferSize(this.options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER_BYTES);
         } catch {
@@ -368,7 +432,7 @@ export class UdpTransport {
         if (this.inFlight === 0) socket.unref();
         if (this.closed) {
           socket.close();
-          reject(new ProtocolError('NETWORK', 'transport is closed'));
+          reject(new ProtocolError("NETWORK", "transport is closed"));
           return;
         }
         this.sockets.set(family, socket);
@@ -425,11 +489,19 @@ class Exchange<T> implements PendingExchange, Timed {
     this.sentAt = performance.now();
     this.transport.stats.sent += 1;
     this.socket.send(this.request, this.port, this.ip, this.afterSend);
-    this.transport.armTimer(this, Math.min(this.sentAt + this.options.attemptTimeoutMs, this.deadline));
+    this.transport.armTimer(
+      this,
+      Math.min(this.sentAt + this.options.attemptTimeoutMs, this.deadline),
+    );
   }
 
   private readonly afterSend = (err: Error | null): void => {
-    if (err) this.finish(new ProtocolError('NETWORK', `send to ${this.ip}:${this.port} failed: ${err.message}`, { cause: err }));
+    if (err)
+      this.finish(
+        new ProtocolError("NETWORK", `send to ${this.ip}:${this.port} failed: ${err.message}`, {
+          cause: err,
+        }),
+      );
   };
 
   readonly onAbort = (): void => {
@@ -448,11 +520,19 @@ class Exchange<T> implements PendingExchange, Timed {
       return;
     }
     if (performance.now() >= this.deadline) {
-      this.finish(new ProtocolError('TIMEOUT', `no answer from ${this.ip}:${this.port} before the deadline`));
+      this.finish(
+        new ProtocolError("TIMEOUT", `no answer from ${this.ip}:${this.port} before the deadline`),
+      );
       return;
     }
     if (this.attempts <= this.options.retries) this.send();
-    else this.finish(new ProtocolError('TIMEOUT', `no answer from ${this.ip}:${this.port} after ${this.attempts} attempt(s)`));
+    else
+      this.finish(
+        new ProtocolError(
+          "TIMEOUT",
+          `no answer from ${this.ip}:${this.port} after ${this.attempts} attempt(s)`,
+        ),
+      );
   }
 
   onDatagram(datagram: Buffer): void {
@@ -470,7 +550,11 @@ class Exchange<T> implements PendingExchange, Timed {
         payload = this.assembler.push(datagram);
       } catch (err) {
         stats.droppedSplitErrors += 1;
-        this.finish(err instanceof ProtocolError ? err : new ProtocolError('MALFORMED', String(err), { cause: err }));
+        this.finish(
+          err instanceof ProtocolError
+            ? err
+            : new ProtocolError("MALFORMED", String(err), { cause: err }),
+        );
         return;
       }
       if (payload === null) return;
@@ -479,7 +563,11 @@ class Exchange<T> implements PendingExchange, Timed {
     try {
       outcome = this.handle(payload);
     } catch (err) {
-      this.finish(err instanceof ProtocolError ? err : new ProtocolError('MALFORMED', String(err), { cause: err }));
+      this.finish(
+        err instanceof ProtocolError
+          ? err
+          : new ProtocolError("MALFORMED", String(err), { cause: err }),
+      );
       return;
     }
     if (outcome === undefined) {
@@ -493,7 +581,10 @@ class Exchange<T> implements PendingExchange, Timed {
     }
     if (this.tentative === null) {
       this.tentative = result;
-      this.transport.armTimer(this, Math.min(performance.now() + (this.options.graceMs ?? 0), this.deadline));
+      this.transport.armTimer(
+        this,
+        Math.min(performance.now() + (this.options.graceMs ?? 0), this.deadline),
+      );
     }
   }
 

@@ -5,9 +5,9 @@
  * Request `W`: FF FF FF FF 57. Reply: FF FF FF FF 41 challenge(4 bytes), echoed back verbatim
  * after A2S_INFO's string or as A2S_PLAYER / A2S_RULES's challenge.
  */
-import { PacketWriter } from '../wire/packet-writer';
-import { A2S_SERVERQUERY_GETCHALLENGE, S2C_CHALLENGE, SINGLE_PACKET_HEADER } from './constants';
-import { assertChallenge, openSinglePacket, startSinglePacket } from './single-packet';
+import { PacketWriter } from "../wire/packet-writer";
+import { A2S_SERVERQUERY_GETCHALLENGE, S2C_CHALLENGE, SINGLE_PACKET_HEADER } from "./constants";
+import { assertChallenge, openSinglePacket, startSinglePacket } from "./single-packet";
 
 /** A decoded S2C_CHALLENGE: JSON contract `{challenge, challengeHex}`. */
 export interface ChallengeValue {
@@ -24,9 +24,9 @@ export function encodeGetChallengeRequest(): Buffer {
 
 /** Decodes FF FF FF FF 41 + 4 bytes; bytes after the challenge are ignored (some servers pad). */
 export function decodeChallengeResponse(payload: Buffer): ChallengeValue {
-  const { reader } = openSinglePacket(payload, [S2C_CHALLENGE], 'S2C_CHALLENGE');
-  const bytes = reader.bytes(4, 'challenge');
-  return { challenge: bytes.readInt32LE(0), challengeHex: bytes.toString('hex') };
+  const { reader } = openSinglePacket(payload, [S2C_CHALLENGE], "S2C_CHALLENGE");
+  const bytes = reader.bytes(4, "challenge");
+  return { challenge: bytes.readInt32LE(0), challengeHex: bytes.toString("hex") };
 }
 
 /** S2C_CHALLENGE reply carrying the 4 bytes the client must echo (the simulator's side). */

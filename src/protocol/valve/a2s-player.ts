@@ -14,12 +14,18 @@
  * entries than the count byte) is returned with the complete entries and `truncated: true`
  * (variant-gameq-csgo-1-players-truncated). Anything before the list must be whole.
  */
-import { ProtocolError } from '../errors';
-import type { PacketReader } from '../wire/packet-reader';
-import { PacketWriter } from '../wire/packet-writer';
-import { A2S_PLAYER, NO_CHALLENGE, S2A_PLAYER, SINGLE_PACKET_HEADER } from './constants';
-import { quirksFor } from './quirks';
-import { assertChallenge, encoding, openSinglePacket, startSinglePacket, writeText } from './single-packet';
+import { ProtocolError } from "../errors";
+import type { PacketReader } from "../wire/packet-reader";
+import { PacketWriter } from "../wire/packet-writer";
+import { A2S_PLAYER, NO_CHALLENGE, S2A_PLAYER, SINGLE_PACKET_HEADER } from "./constants";
+import { quirksFor } from "./quirks";
+import {
+  assertChallenge,
+  encoding,
+  openSinglePacket,
+  startSinglePacket,
+  writeText,
+} from "./single-packet";
 
 /** One A2S_PLAYER entry (JSON contract: index, name, score, duration, deaths?, money?). */
 export interface Player {
@@ -60,26 +66,26 @@ export function encodePlayerRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
 /** One entry, or null when the data ends inside it (truncated). */
 function readEntry(reader: PacketReader): Player | null {
   try {
-    const index = reader.u8('player index');
-    const name = reader.cstringExact('player name');
+    const index = reader.u8("player index");
+    const name = reader.cstringExact("player name");
     const player: Player = { index, name: name.value, score: 0, duration: 0 };
     if (name.hex !== undefined) player.nameHex = name.hex;
-    player.score = reader.i32le('player score');
-    player.duration = reader.f32le('player duration');
+    player.score = reader.i32le("player score");
+    player.duration = reader.f32le("player duration");
     return player;
   } catch (err) {
-    if (err instanceof ProtocolError && err.code === 'TRUNCATED') return null;
+    if (err instanceof ProtocolError && err.code === "TRUNCATED") return null;
     throw err;
   }
 }
 
 /** Decodes an A2S_PLAYER reply from a full single payload. `context.appId` selects The Ship's layout. */
 export function decodePlayersResponse(payload: Buffer, context: DecodeContext = {}): PlayersResult {
-  const { reader } = openSinglePacket(payload, [S2A_PLAYER], 'A2S_PLAYER reply');
-  const count = reader.u8('player count');
+  const { reader } = openSinglePacket(payload, [S2A_PLAYER], "A2S_PLAYER reply");
+  const count = reader.u8("player count");
   const players: Player[] = [];
   let truncated = false;
-  const theShip = quirksFor(context.appId).playerLayout === 'the-ship';
+  const theShip = quirksFor(context.appId).playerLayout === "the-ship";
   while (!reader.atEnd && (!theShip || players.length < count)) {
     const player = readEntry(reader);
     if (player === null) {
@@ -95,8 +101,8 @@ export function decodePlayersResponse(payload: Buffer, context: DecodeContext = 
         truncated = true;
         break;
       }
-      player.deaths = reader.i32le('deaths');
-      player.money = reader.i32le('money');
+      player.deaths = reader.i32le("deaths");
+      player.money = reader.i32le("money");
     }
   }
   return truncated ? { count, players, truncated: true } : { count, players };
@@ -104,7 +110,7 @@ export function decodePlayersResponse(payload: Buffer, context: DecodeContext = 
 
 /** Encodes an A2S_PLAYER reply; `count` is written as given (a server with >255 players wraps it). */
 export function encodePlayersResponse(result: PlayersResult, context: DecodeContext = {}): Buffer {
-  return encoding('A2S_PLAYER reply', () => writePlayers(result, context));
+  return encoding("A2S_PLAYER reply", () => writePlayers(result, context));
 }
 
 function writePlayers(result: PlayersResult, context: DecodeContext): Buffer {
@@ -114,7 +120,7 @@ function writePlayers(result: PlayersResult, context: DecodeContext): Buffer {
     writeText(w, p.name, p.nameHex);
     w.i32le(p.score).f32le(p.duration);
   }
-  if (quirksFor(context.appId).playerLayout === 'the-ship') {
+  if (quirksFor(context.appId).playerLayout === "the-ship") {
     for (const p of result.players) w.i32le(p.deaths ?? 0).i32le(p.money ?? 0);
   }
   return w.toBuffer();

@@ -13,11 +13,11 @@
  * (variant-gameq-conanexiles-1-rules-truncated-mid-string) yield the complete pairs and
  * `truncated: true`; so does a reply with fewer pairs than `count`.
  */
-import { ProtocolError } from '../errors';
-import type { PacketReader } from '../wire/packet-reader';
-import { PacketWriter } from '../wire/packet-writer';
-import { A2S_RULES, NO_CHALLENGE, S2A_RULES, SINGLE_PACKET_HEADER } from './constants';
-import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from './single-packet';
+import { ProtocolError } from "../errors";
+import type { PacketReader } from "../wire/packet-reader";
+import { PacketWriter } from "../wire/packet-writer";
+import { A2S_RULES, NO_CHALLENGE, S2A_RULES, SINGLE_PACKET_HEADER } from "./constants";
+import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from "./single-packet";
 
 /** One rule (console variable) as the server sent it. */
 export interface Rule {
@@ -48,22 +48,22 @@ export function encodeRulesRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
 /** One pair, or null when the data ends inside it. */
 function readRule(reader: PacketReader): Rule | null {
   try {
-    const name = reader.cstringExact('rule name');
-    const value = reader.cstringExact('rule value');
+    const name = reader.cstringExact("rule name");
+    const value = reader.cstringExact("rule value");
     const rule: Rule = { name: name.value, value: value.value };
     if (name.hex !== undefined) rule.nameHex = name.hex;
     if (value.hex !== undefined) rule.valueHex = value.hex;
     return rule;
   } catch (err) {
-    if (err instanceof ProtocolError && err.code === 'TRUNCATED') return null;
+    if (err instanceof ProtocolError && err.code === "TRUNCATED") return null;
     throw err;
   }
 }
 
 /** Decodes an A2S_RULES reply from a full single payload. */
 export function decodeRulesResponse(payload: Buffer): RulesResult {
-  const { reader } = openSinglePacket(payload, [S2A_RULES], 'A2S_RULES reply');
-  const count = reader.u16le('rule count');
+  const { reader } = openSinglePacket(payload, [S2A_RULES], "A2S_RULES reply");
+  const count = reader.u16le("rule count");
   const rules: Rule[] = [];
   let truncated = false;
   while (!reader.atEnd) {

@@ -15,20 +15,32 @@
  * re-sends included; `retries` re-sends within it. A part's deadline is a time handed to the transport
  * (which sweeps all of them with one timer), not an AbortSignal and a timer per part.
  */
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, GOLDSRC_INFO_GRACE_MS, MAX_CHALLENGE_ROUNDS } from '../defaults';
-import { ProtocolError } from '../errors';
-import { defaultTransport } from '../transport/default-transport';
-import type { HandlerResult, RemoteSession, UdpTransport } from '../transport/udp-transport';
-import type { QueryOptions, ServerAddress } from '../types';
-import { encodePingRequest } from './a2a-ping';
-import { encodeGetChallengeRequest } from './a2s-challenge';
-import { encodeInfoRequest, type A2SInfo } from './a2s-info';
-import { encodePlayerRequest, type PlayersResult } from './a2s-player';
-import { decodeResponse, type A2SResponse } from './a2s-response';
-import { encodeRulesRequest, type RulesResult } from './a2s-rules';
-import { A2A_ACK, S2A_INFO_DETAILED, S2A_INFO_SRC, S2A_PLAYER, S2A_RULES, S2C_CHALLENGE } from './constants';
-import type { GoldSrcInfo } from './info-goldsrc';
-import { SplitAssembler } from './split-packet';
+import {
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  GOLDSRC_INFO_GRACE_MS,
+  MAX_CHALLENGE_ROUNDS,
+} from "../defaults";
+import { ProtocolError } from "../errors";
+import { defaultTransport } from "../transport/default-transport";
+import type { HandlerResult, RemoteSession, UdpTransport } from "../transport/udp-transport";
+import type { QueryOptions, ServerAddress } from "../types";
+import { encodePingRequest } from "./a2a-ping";
+import { encodeGetChallengeRequest } from "./a2s-challenge";
+import { encodeInfoRequest, type A2SInfo } from "./a2s-info";
+import { encodePlayerRequest, type PlayersResult } from "./a2s-player";
+import { decodeResponse, type A2SResponse } from "./a2s-response";
+import { encodeRulesRequest, type RulesResult } from "./a2s-rules";
+import {
+  A2A_ACK,
+  S2A_INFO_DETAILED,
+  S2A_INFO_SRC,
+  S2A_PLAYER,
+  S2A_RULES,
+  S2C_CHALLENGE,
+} from "./constants";
+import type { GoldSrcInfo } from "./info-goldsrc";
+import { SplitAssembler } from "./split-packet";
 
 export interface A2SQueryOptions extends QueryOptions {
   /** The transport to send through. @defaultValue one shared per process (sockets opened on first use). */
@@ -49,7 +61,7 @@ export interface InfoAnswer {
   pingMs: number;
 }
 
-export type ServerQueryPart = 'info' | 'players' | 'rules';
+export type ServerQueryPart = "info" | "players" | "rules";
 
 export interface ServerQueryResult {
   info: InfoAnswer | null;
@@ -72,8 +84,13 @@ interface Budget {
 function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: number } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
-  if (!(timeoutMs > 0)) throw new ProtocolError('INVALID_ARGUMENT', `timeoutMs must be positive, got ${timeoutMs}`);
-  if (!Number.isInteger(retries) || retries < 0) throw new ProtocolError('INVALID_ARGUMENT', `retries must be a whole number >= 0, got ${retries}`);
+  if (!(timeoutMs > 0))
+    throw new ProtocolError("INVALID_ARGUMENT", `timeoutMs must be positive, got ${timeoutMs}`);
+  if (!Number.isInteger(retries) || retries < 0)
+    throw new ProtocolError(
+      "INVALID_ARGUMENT",
+      `retries must be a whole number >= 0, got ${retries}`,
+    );
   return { timeoutMs, retries };
 }
 
@@ -83,10 +100,14 @@ function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: n
  * shutdown signal, shared by 100,000 queries) beyond what an exchange in flight links through
  * linkAbort, and nothing outlives the query.
  */
-async function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) => Promise<T>): Promise<T> {
+async function withBudget<T>(
+  options: A2SQueryOptions,
+  body: (budget: Budget) => Promise<T>,
+): Promise<T> {
   const { timeoutMs, retries } = checkOptions(options);
   const signal = options.signal;
-  if (signal?.aborted) throw new ProtocolError('ABORTED', 'query aborted', { cause: signal.reason });
+  if (signal?.aborted)
+    throw new ProtocolError("ABORTED", "query aborted", { cause: signal.reason });
   return body({ deadline: performance.now() + timeoutMs, signal, timeoutMs, retries });
 }
 
@@ -96,10 +117,10 @@ function isOver(budget: Budget): boolean {
 
 const createAssembler = (): SplitAssembler => new SplitAssembler();
 
-type Kind = 'info' | 'players' | 'rules';
+type Kind = "info" | "players" | "rules";
 
 /** Reply type bytes of another query: a late or duplicated answer to an earlier request, skipped undecoded. */
-const OTHER_REPLIES: Record<Kind | 'ping' | 'getchallenge', ReadonlySet<number>> = {
+const OTHER_REPLIES: Record<Kind | "ping" | "getchallenge", ReadonlySet<number>> = {
   info: new Set([S2A_PLAYER, S2A_RULES, A2A_ACK]),
   players: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_RULES, A2A_ACK]),
   rules: new Set([S2A_INFO_SRC, S2A_INFO_DETAILED, S2A_PLAYER, A2A_ACK]),
@@ -112,11 +133,11 @@ const OTHER_REPLIES: Record<Kind | 'ping' | 'getchallenge', ReadonlySet<number>>
  * broken late answer to INFO cannot fail the PLAYER query that follows; anything else is decoded
  * and, when malformed, fails the query with its typed error.
  */
-function isOtherReply(payload: Buffer, kind: Kind | 'ping' | 'getchallenge'): boolean {
+function isOtherReply(payload: Buffer, kind: Kind | "ping" | "getchallenge"): boolean {
   const type = payload.length >= 5 && payload.readInt32LE(0) === -1 ? payload[4] : undefined;
   return type !== undefined && OTHER_REPLIES[kind].has(type);
 }
-type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>['value'];
+type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>["value"];
 
 /**
  * The last challenge this server handed us within one queryServer. A server hands a client one
@@ -127,7 +148,8 @@ type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>['value'];
 interface ChallengeMemo {
   value?: Buffer;
 }
-type Step<K extends Kind> = { challenge: Buffer; answer?: never } | { answer: Answer<K>; challenge?: never };
+type Step<K extends Kind> =
+  { challenge: Buffer; answer?: never } | { answer: Answer<K>; challenge?: never };
 
 /**
  * One request/answer: a challenge or the wanted reply settles it; a stray reply of another kind
@@ -147,15 +169,15 @@ async function step<K extends Kind>(
   const handle = (payload: Buffer): HandlerResult<Step<K>> => {
     if (isOtherReply(payload, kind)) return undefined;
     const response = decodeResponse(payload, appId === undefined ? {} : { appId });
-    if (response.kind === 'challenge') {
-      const challenge = Buffer.from(response.value.challengeHex, 'hex');
+    if (response.kind === "challenge") {
+      const challenge = Buffer.from(response.value.challengeHex, "hex");
       // The challenge we just echoed, again: a duplicate of the previous reply, not a new round.
       if (sentChallenge?.equals(challenge)) return undefined;
       return { value: { challenge }, final: true };
     }
     if (response.kind !== kind) return undefined;
     const value = { answer: response.value as Answer<K> };
-    if (response.kind === 'info' && response.value.type === 'goldsrc') {
+    if (response.kind === "info" && response.value.type === "goldsrc") {
       onGoldSrc?.(response.value);
       return { value, final: false };
     }
@@ -185,29 +207,64 @@ async function dance<K extends Kind>(
   let current = first;
   for (let round = 1; current.challenge !== undefined; round++) {
     if (round > MAX_CHALLENGE_ROUNDS) {
-      throw new ProtocolError('CHALLENGE_LOOP', `${kind}: still answered with a challenge after ${MAX_CHALLENGE_ROUNDS} rounds`);
+      throw new ProtocolError(
+        "CHALLENGE_LOOP",
+        `${kind}: still answered with a challenge after ${MAX_CHALLENGE_ROUNDS} rounds`,
+      );
     }
     memo.value = current.challenge;
     const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
-    current = (await step(session, kind, encode(current.challenge), budget, attemptTimeoutMs, appId, onGoldSrc, current.challenge)).value;
+    current = (
+      await step(
+        session,
+        kind,
+        encode(current.challenge),
+        budget,
+        attemptTimeoutMs,
+        appId,
+        onGoldSrc,
+        current.challenge,
+      )
+    ).value;
   }
   return current.answer;
 }
 
-async function infoWith(session: RemoteSession, budget: Budget, memo: ChallengeMemo = {}): Promise<InfoAnswer> {
+async function infoWith(
+  session: RemoteSession,
+  budget: Budget,
+  memo: ChallengeMemo = {},
+): Promise<InfoAnswer> {
   let goldSrc: GoldSrcInfo | undefined;
   const onGoldSrc = (info: GoldSrcInfo): void => {
     goldSrc = info;
   };
   const attemptTimeoutMs = budget.timeoutMs / (budget.retries + 1);
-  const first = await step(session, 'info', encodeInfoRequest(), budget, attemptTimeoutMs, undefined, onGoldSrc);
-  const info = await dance(session, 'info', encodeInfoRequest, first.value, budget, undefined, onGoldSrc, memo);
+  const first = await step(
+    session,
+    "info",
+    encodeInfoRequest(),
+    budget,
+    attemptTimeoutMs,
+    undefined,
+    onGoldSrc,
+  );
+  const info = await dance(
+    session,
+    "info",
+    encodeInfoRequest,
+    first.value,
+    budget,
+    undefined,
+    onGoldSrc,
+    memo,
+  );
   const answer: InfoAnswer = { info, pingMs: Math.round(first.rttMs * 100) / 100 };
-  if (goldSrc !== undefined && info.type === 'source') answer.goldSrc = goldSrc;
+  if (goldSrc !== undefined && info.type === "source") answer.goldSrc = goldSrc;
   return answer;
 }
 
-async function listWith<K extends 'players' | 'rules'>(
+async function listWith<K extends "players" | "rules">(
   session: RemoteSession,
   kind: K,
   encode: (challenge?: Buffer) => Buffer,
@@ -221,19 +278,34 @@ async function listWith<K extends 'players' | 'rules'>(
   try {
     first = (await step(session, kind, encode(memo.value), budget, firstAttemptMs, appId)).value;
   } catch (err) {
-    if (!(err instanceof ProtocolError && err.code === 'TIMEOUT') || isOver(budget)) throw err;
+    if (!(err instanceof ProtocolError && err.code === "TIMEOUT") || isOver(budget)) throw err;
     const attemptTimeoutMs = budget.timeoutMs / (2 * (budget.retries + 1));
-    const legacy = await session.exchange(encodeGetChallengeRequest(), (payload): HandlerResult<Buffer> => {
-      if (isOtherReply(payload, 'getchallenge')) return undefined;
-      const response = decodeResponse(payload);
-      return response.kind === 'challenge' ? { value: Buffer.from(response.value.challengeHex, 'hex'), final: true } : undefined;
-    }, { signal: budget.signal, deadline: budget.deadline, attemptTimeoutMs, retries: budget.retries });
+    const legacy = await session.exchange(
+      encodeGetChallengeRequest(),
+      (payload): HandlerResult<Buffer> => {
+        if (isOtherReply(payload, "getchallenge")) return undefined;
+        const response = decodeResponse(payload);
+        return response.kind === "challenge"
+          ? { value: Buffer.from(response.value.challengeHex, "hex"), final: true }
+          : undefined;
+      },
+      {
+        signal: budget.signal,
+        deadline: budget.deadline,
+        attemptTimeoutMs,
+        retries: budget.retries,
+      },
+    );
     first = { challenge: legacy.value };
   }
   return dance(session, kind, encode, first, budget, appId, undefined, memo);
 }
 
-async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, body: (session: RemoteSession, budget: Budget) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  address: ServerAddress,
+  options: A2SQueryOptions,
+  body: (session: RemoteSession, budget: Budget) => Promise<T>,
+): Promise<T> {
   const transport = options.transport ?? defaultTransport();
   return withBudget(options, async (budget) => {
     const session = await transport.acquire(address, budget.signal, budget.deadline);
@@ -246,24 +318,43 @@ async function withSession<T>(address: ServerAddress, options: A2SQueryOptions, 
 }
 
 /** A2S_INFO, with the challenge dance; pingMs is the first request's round trip. */
-export async function queryInfo(address: ServerAddress, options: A2SQueryOptions = {}): Promise<InfoAnswer> {
+export async function queryInfo(
+  address: ServerAddress,
+  options: A2SQueryOptions = {},
+): Promise<InfoAnswer> {
   return withSession(address, options, (session, budget) => infoWith(session, budget));
 }
 
 /** A2S_PLAYER, with the challenge dance and the `W` fallback. Pass appId from INFO (The Ship). */
-export async function queryPlayers(address: ServerAddress, options: PlayersQueryOptions = {}): Promise<PlayersResult> {
-  return withSession(address, options, (session, budget) => listWith(session, 'players', encodePlayerRequest, budget, options.appId));
+export async function queryPlayers(
+  address: ServerAddress,
+  options: PlayersQueryOptions = {},
+): Promise<PlayersResult> {
+  return withSession(address, options, (session, budget) =>
+    listWith(session, "players", encodePlayerRequest, budget, options.appId),
+  );
 }
 
 /** A2S_RULES, with the challenge dance and the `W` fallback. */
-export async function queryRules(address: ServerAddress, options: A2SQueryOptions = {}): Promise<RulesResult> {
-  return withSession(address, options, (session, budget) => listWith(session, 'rules', encodeRulesRequest, budget, undefined));
+export async function queryRules(
+  address: ServerAddress,
+  options: A2SQueryOptions = {},
+): Promise<RulesResult> {
+  return withSession(address, options, (session, budget) =>
+    listWith(session, "rules", encodeRulesRequest, budget, undefined),
+  );
 }
 
 /** A2A_PING (deprecated; many servers ignore it): the round trip in milliseconds. */
-export async function queryPing(address: ServerAddress, options: A2SQueryOptions = {}): Promise<number> {
+export async function queryPing(
+  address: ServerAddress,
+  options: A2SQueryOptions = {},
+): Promise<number> {
   return withSession(address, options, async (session, budget) => {
-    const handle = (payload: Buffer): HandlerResult<true> => (!isOtherReply(payload, 'ping') && decodeResponse(payload).kind === 'ping' ? { value: true, final: true } : undefined);
+    const handle = (payload: Buffer): HandlerResult<true> =>
+      !isOtherReply(payload, "ping") && decodeResponse(payload).kind === "ping"
+        ? { value: true, final: true }
+        : undefined;
     const result = await session.exchange(encodePingRequest(), handle, {
       signal: budget.signal,
       deadline: budget.deadline,
@@ -276,13 +367,17 @@ export async function queryPing(address: ServerAddress, options: A2SQueryOptions
 
 /** The app id that decides reply layouts: the 64-bit game id's low 24 bits when sent (app ids > 65535). */
 function appIdOf(info: A2SInfo): number | undefined {
-  if (info.type !== 'source') return undefined;
+  if (info.type !== "source") return undefined;
   if (info.gameId !== undefined) return Number(BigInt(info.gameId) & 0xffffffn);
   return info.appId;
 }
 
 function asProtocolError(err: unknown): ProtocolError {
-  return err instanceof ProtocolError ? err : new ProtocolError('NETWORK', err instanceof Error ? err.message : String(err), { cause: err });
+  return err instanceof ProtocolError
+    ? err
+    : new ProtocolError("NETWORK", err instanceof Error ? err.message : String(err), {
+        cause: err,
+      });
 }
 
 /**
@@ -290,8 +385,17 @@ function asProtocolError(err: unknown): ProtocolError {
  * RULES starting with the challenge already held (ChallengeMemo); each part has its own `timeoutMs`. A part that fails is null with its error in `errors`. When INFO times out
  * the other parts are not tried (a silent server would cost three timeouts).
  */
-export async function queryServer(address: ServerAddress, options: A2SQueryOptions = {}): Promise<ServerQueryResult> {
-  const result: ServerQueryResult = { info: null, players: null, rules: null, pingMs: null, errors: {} };
+export async function queryServer(
+  address: ServerAddress,
+  options: A2SQueryOptions = {},
+): Promise<ServerQueryResult> {
+  const result: ServerQueryResult = {
+    info: null,
+    players: null,
+    rules: null,
+    pingMs: null,
+    errors: {},
+  };
   const transport = options.transport ?? defaultTransport();
   checkOptions(options);
   // Waiting for the server's channel (another query to it in flight) counts against the caller's signal only.
@@ -303,8 +407,11 @@ export async function queryServer(address: ServerAddress, options: A2SQueryOptio
       result.pingMs = result.info.pingMs;
     } catch (err) {
       result.errors.info = asProtocolError(err);
-      if (result.errors.info.code === 'TIMEOUT' || result.errors.info.code === 'ABORTED') {
-        const skipped = new ProtocolError(result.errors.info.code, 'not asked: the server did not answer A2S_INFO');
+      if (result.errors.info.code === "TIMEOUT" || result.errors.info.code === "ABORTED") {
+        const skipped = new ProtocolError(
+          result.errors.info.code,
+          "not asked: the server did not answer A2S_INFO",
+        );
         result.errors.players = skipped;
         result.errors.rules = skipped;
         return result;
@@ -312,12 +419,16 @@ export async function queryServer(address: ServerAddress, options: A2SQueryOptio
     }
     const appId = result.info ? appIdOf(result.info.info) : undefined;
     try {
-      result.players = await withBudget(options, (budget) => listWith(session, 'players', encodePlayerRequest, budget, appId, memo));
+      result.players = await withBudget(options, (budget) =>
+        listWith(session, "players", encodePlayerRequest, budget, appId, memo),
+      );
     } catch (err) {
       result.errors.players = asProtocolError(err);
     }
     try {
-      result.rules = await withBudget(options, (budget) => listWith(session, 'rules', encodeRulesRequest, budget, appId, memo));
+      result.rules = await withBudget(options, (budget) =>
+        listWith(session, "rules", encodeRulesRequest, budget, appId, memo),
+      );
     } catch (err) {
       result.errors.rules = asProtocolError(err);
     }

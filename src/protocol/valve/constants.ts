@@ -23,7 +23,7 @@ export const A2A_PING = 0x69; // 'i'
 export const A2A_ACK = 0x6a; // 'j'
 
 /** The NUL-terminated string an A2S_INFO request carries. */
-export const A2S_INFO_PAYLOAD = 'Source Engine Query';
+export const A2S_INFO_PAYLOAD = "Source Engine Query";
 /** The challenge value that asks the server for a challenge (FF FF FF FF). */
 export const NO_CHALLENGE = Buffer.from([0xff, 0xff, 0xff, 0xff]);
 

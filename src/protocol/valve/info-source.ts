@@ -18,12 +18,19 @@
  * version's first character lands in VAC. A VAC byte other than 0/1 is rejected as MALFORMED rather
  * than decoded into a silently wrong version string.
  */
-import { ProtocolError } from '../errors';
-import type { PacketReader } from '../wire/packet-reader';
-import type { PacketWriter } from '../wire/packet-writer';
-import { EDF_GAME_ID, EDF_KEYWORDS, EDF_PORT, EDF_SOURCE_TV, EDF_STEAM_ID, S2A_INFO_SRC } from './constants';
-import { quirksFor } from './quirks';
-import { byteToChar, charToByte, startSinglePacket, writeText } from './single-packet';
+import { ProtocolError } from "../errors";
+import type { PacketReader } from "../wire/packet-reader";
+import type { PacketWriter } from "../wire/packet-writer";
+import {
+  EDF_GAME_ID,
+  EDF_KEYWORDS,
+  EDF_PORT,
+  EDF_SOURCE_TV,
+  EDF_STEAM_ID,
+  S2A_INFO_SRC,
+} from "./constants";
+import { quirksFor } from "./quirks";
+import { byteToChar, charToByte, startSinglePacket, writeText } from "./single-packet";
 
 /** The Ship's extra A2S_INFO fields (app id 2400). */
 export interface TheShipInfo {
@@ -37,7 +44,7 @@ export interface TheShipInfo {
 
 /** A decoded Source A2S_INFO reply. Field names follow the gsindex JSON contract. */
 export interface SourceInfo {
-  type: 'source';
+  type: "source";
   /** Network protocol version byte. */
   protocol: number;
   name: string;
@@ -87,62 +94,91 @@ export interface SourceInfo {
 
 /** Decodes the body after FF FF FF FF 49; `reader` stands on the protocol byte. */
 export function decodeSourceInfoBody(reader: PacketReader): SourceInfo {
-  const protocol = reader.u8('protocol');
-  const name = reader.cstringExact('name');
-  const map = reader.cstringExact('map');
-  const folder = reader.cstringExact('folder');
-  const game = reader.cstringExact('game');
-  const info: SourceInfo = { type: 'source', protocol, name: name.value, map: map.value, folder: folder.value, game: game.value, appId: 0, players: 0, maxPlayers: 0, bots: 0, serverType: '', environment: '', visibility: 0, vac: 0, version: '' };
+  const protocol = reader.u8("protocol");
+  const name = reader.cstringExact("name");
+  const map = reader.cstringExact("map");
+  const folder = reader.cstringExact("folder");
+  const game = reader.cstringExact("game");
+  const info: SourceInfo = {
+    type: "source",
+    protocol,
+    name: name.value,
+    map: map.value,
+    folder: folder.value,
+    game: game.value,
+    appId: 0,
+    players: 0,
+    maxPlayers: 0,
+    bots: 0,
+    serverType: "",
+    environment: "",
+    visibility: 0,
+    vac: 0,
+    version: "",
+  };
   if (name.hex !== undefined) info.nameHex = name.hex;
   if (map.hex !== undefined) info.mapHex = map.hex;
   if (folder.hex !== undefined) info.folderHex = folder.hex;
   if (game.hex !== undefined) info.gameHex = game.hex;
-  info.appId = reader.u16le('app id');
-  info.players = reader.u8('players');
-  info.maxPlayers = reader.u8('max players');
-  info.bots = reader.u8('bots');
-  info.serverType = byteToChar(reader.u8('server type'));
-  info.environment = byteToChar(reader.u8('environment'));
-  info.visibility = reader.u8('visibility');
+  info.appId = reader.u16le("app id");
+  info.players = reader.u8("players");
+  info.maxPlayers = reader.u8("max players");
+  info.bots = reader.u8("bots");
+  info.serverType = byteToChar(reader.u8("server type"));
+  info.environment = byteToChar(reader.u8("environment"));
+  info.visibility = reader.u8("visibility");
   const vacOffset = reader.offset;
-  info.vac = reader.u8('VAC');
+  info.vac = reader.u8("VAC");
   if (info.vac > 1) {
-    throw new ProtocolError('MALFORMED', `VAC byte is 0x${info.vac.toString(16)}, not 0 or 1 (the server likely omitted it; the version string would start one byte early)`, { offset: vacOffset });
+    throw new ProtocolError(
+      "MALFORMED",
+      `VAC byte is 0x${info.vac.toString(16)}, not 0 or 1 (the server likely omitted it; the version string would start one byte early)`,
+      { offset: vacOffset },
+    );
   }
   if (quirksFor(info.appId).infoHasTheShipFields) {
-    info.theShip = { mode: reader.u8('The Ship mode'), witnesses: reader.u8('The Ship witnesses'), duration: reader.u8('The Ship duration') };
+    info.theShip = {
+      mode: reader.u8("The Ship mode"),
+      witnesses: reader.u8("The Ship witnesses"),
+      duration: reader.u8("The Ship duration"),
+    };
   }
-  const version = reader.cstringExact('version');
+  const version = reader.cstringExact("version");
   info.version = version.value;
   if (version.hex !== undefined) info.versionHex = version.hex;
   if (reader.atEnd) return info;
-  const edf = reader.u8('extra data flag');
+  const edf = reader.u8("extra data flag");
   info.edf = edf;
-  if (edf & EDF_PORT) info.port = reader.u16le('game port');
-  if (edf & EDF_STEAM_ID) info.steamId = reader.u64le('steam id').toString();
+  if (edf & EDF_PORT) info.port = reader.u16le("game port");
+  if (edf & EDF_STEAM_ID) info.steamId = reader.u64le("steam id").toString();
   if (edf & EDF_SOURCE_TV) {
-    info.tvPort = reader.u16le('SourceTV port');
-    const tvName = reader.cstringExact('SourceTV name');
+    info.tvPort = reader.u16le("SourceTV port");
+    const tvName = reader.cstringExact("SourceTV name");
     info.tvName = tvName.value;
     if (tvName.hex !== undefined) info.tvNameHex = tvName.hex;
   }
   if (edf & EDF_KEYWORDS) {
-    const keywords = reader.cstringExact('keywords');
+    const keywords = reader.cstringExact("keywords");
     info.keywords = keywords.value;
     if (keywords.hex !== undefined) info.keywordsHex = keywords.hex;
   }
-  if (edf & EDF_GAME_ID) info.gameId = reader.u64le('game id').toString();
+  if (edf & EDF_GAME_ID) info.gameId = reader.u64le("game id").toString();
   return info;
 }
 
 function requireField<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new ProtocolError('INVALID_ARGUMENT', `EDF flags ${what} but the value has none`);
+  if (value === undefined)
+    throw new ProtocolError("INVALID_ARGUMENT", `EDF flags ${what} but the value has none`);
   return value;
 }
 
 function toU64(decimal: string, what: string): bigint {
   const value = /^[0-9]{1,20}$/.test(decimal) ? BigInt(decimal) : -1n;
-  if (value < 0n || value > 0xffffffffffffffffn) throw new ProtocolError('INVALID_ARGUMENT', `${what} must be an unsigned 64-bit decimal string, got ${JSON.stringify(decimal)}`);
+  if (value < 0n || value > 0xffffffffffffffffn)
+    throw new ProtocolError(
+      "INVALID_ARGUMENT",
+      `${what} must be an unsigned 64-bit decimal string, got ${JSON.stringify(decimal)}`,
+    );
   return value;
 }
 
@@ -165,20 +201,20 @@ export function encodeSourceInfo(info: SourceInfo): Buffer {
   writeText(w, info.folder, info.folderHex);
   writeText(w, info.game, info.gameHex);
   w.u16le(info.appId).u8(info.players).u8(info.maxPlayers).u8(info.bots);
-  w.u8(charToByte(info.serverType, 'serverType')).u8(charToByte(info.environment, 'environment'));
+  w.u8(charToByte(info.serverType, "serverType")).u8(charToByte(info.environment, "environment"));
   w.u8(info.visibility).u8(info.vac);
   if (info.theShip) w.u8(info.theShip.mode).u8(info.theShip.witnesses).u8(info.theShip.duration);
   writeText(w, info.version, info.versionHex);
   const edf = edfOf(info);
   if (edf === undefined) return w.toBuffer();
   w.u8(edf);
-  if (edf & EDF_PORT) w.u16le(requireField(info.port, 'a port'));
-  if (edf & EDF_STEAM_ID) w.u64le(toU64(requireField(info.steamId, 'a steamId'), 'steamId'));
+  if (edf & EDF_PORT) w.u16le(requireField(info.port, "a port"));
+  if (edf & EDF_STEAM_ID) w.u64le(toU64(requireField(info.steamId, "a steamId"), "steamId"));
   if (edf & EDF_SOURCE_TV) {
-    w.u16le(requireField(info.tvPort, 'a tvPort'));
-    writeText(w, requireField(info.tvName, 'a tvName'), info.tvNameHex);
+    w.u16le(requireField(info.tvPort, "a tvPort"));
+    writeText(w, requireField(info.tvName, "a tvName"), info.tvNameHex);
   }
-  if (edf & EDF_KEYWORDS) writeText(w, requireField(info.keywords, 'keywords'), info.keywordsHex);
-  if (edf & EDF_GAME_ID) w.u64le(toU64(requireField(info.gameId, 'a gameId'), 'gameId'));
+  if (edf & EDF_KEYWORDS) writeText(w, requireField(info.keywords, "keywords"), info.keywordsHex);
+  if (edf & EDF_GAME_ID) w.u64le(toU64(requireField(info.gameId, "a gameId"), "gameId"));
   return w.toBuffer();
 }

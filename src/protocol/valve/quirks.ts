@@ -12,7 +12,7 @@
 const THE_SHIP_APP_IDS: ReadonlySet<number> = new Set([2400]);
 
 /** 'standard', or The Ship's deaths/money trailer. */
-export type PlayerLayout = 'standard' | 'the-ship';
+export type PlayerLayout = "standard" | "the-ship";
 
 /** How one app deviates from the documented layouts. */
 export interface AppQuirks {
@@ -22,8 +22,8 @@ export interface AppQuirks {
   playerLayout: PlayerLayout;
 }
 
-const NONE: AppQuirks = { infoHasTheShipFields: false, playerLayout: 'standard' };
-const THE_SHIP: AppQuirks = { infoHasTheShipFields: true, playerLayout: 'the-ship' };
+const NONE: AppQuirks = { infoHasTheShipFields: false, playerLayout: "standard" };
+const THE_SHIP: AppQuirks = { infoHasTheShipFields: true, playerLayout: "the-ship" };
 
 /** The quirks of an app id (undefined when the client does not know it: no quirks). */
 export function quirksFor(appId: number | undefined): AppQuirks {

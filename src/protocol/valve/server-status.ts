@@ -3,11 +3,15 @@
  * and by the crawler's A2S querier alike. Decoded values are taken as they are; only words change, and
  * where two readings were possible the rules below say which one holds and why.
  */
-import type { ServerStatus } from '../status';
-import type { ServerQueryResult } from './client';
+import type { ServerStatus } from "../status";
+import type { ServerQueryResult } from "./client";
 
-const OS: Record<string, ServerStatus['os']> = { l: 'linux', w: 'windows', m: 'mac', o: 'mac' };
-const SERVER_TYPE: Record<string, 'dedicated' | 'listen' | 'proxy'> = { d: 'dedicated', l: 'listen', p: 'proxy' };
+const OS: Record<string, ServerStatus["os"]> = { l: "linux", w: "windows", m: "mac", o: "mac" };
+const SERVER_TYPE: Record<string, "dedicated" | "listen" | "proxy"> = {
+  d: "dedicated",
+  l: "listen",
+  p: "proxy",
+};
 
 /**
  * The low 24 bits of the 64-bit game id are the app id (the 16-bit field is 0 for many games); a game id
@@ -28,10 +32,10 @@ function appIdOf(appId: number, gameId: string | undefined): number {
 export function serverQueryToStatus(result: ServerQueryResult): ServerStatus | null {
   if (result.info === null) return null;
   const info = result.info.info;
-  const source = info.type === 'source' ? info : null;
+  const source = info.type === "source" ? info : null;
   const serverType = info.serverType.toLowerCase();
   return {
-    protocol: 'source',
+    protocol: "source",
     name: info.name,
     map: info.map,
     folder: info.folder,
@@ -44,11 +48,14 @@ export function serverQueryToStatus(result: ServerQueryResult): ServerStatus | n
     passwordProtected: info.visibility === 1,
     vacSecured: info.vac === 1,
     // A SourceTV proxy (or an unknown type byte) is neither a dedicated nor a listen server: unknown.
-    dedicated: serverType === 'd' ? true : serverType === 'l' ? false : null,
+    dedicated: serverType === "d" ? true : serverType === "l" ? false : null,
     os: OS[info.environment.toLowerCase()] ?? null,
     version: source?.version ?? null,
     // Tags are filter keys: "secure, hltv" means the tags "secure" and "hltv".
-    keywords: (source?.keywords ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+    keywords: (source?.keywords ?? "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== ""),
     gamePort: source?.port ?? null,
     steamId: source?.steamId ?? null,
     playerList: (result.players?.players ?? []).map((p) => ({

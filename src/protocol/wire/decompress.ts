@@ -4,10 +4,10 @@
  * size and its CRC32. Both are checked, and the output is capped so a small packet cannot expand
  * into a huge buffer (decoding stops at the cap instead of finishing and then checking).
  */
-import { decode, type ByteSource } from 'seek-bzip';
-import { crc32 } from 'node:zlib';
-import { ProtocolError } from '../errors';
-import { MAX_DECOMPRESSED_BYTES } from '../defaults';
+import { decode, type ByteSource } from "seek-bzip";
+import { crc32 } from "node:zlib";
+import { ProtocolError } from "../errors";
+import { MAX_DECOMPRESSED_BYTES } from "../defaults";
 
 class StopDecoding extends Error {}
 
@@ -24,7 +24,8 @@ function strictSource(input: Buffer): ByteSource {
     },
     readByte(): number {
       const byte = input[position++];
-      if (byte === undefined) throw new ProtocolError('DECOMPRESSION', `bzip2 data ends early (${input.length} bytes)`);
+      if (byte === undefined)
+        throw new ProtocolError("DECOMPRESSION", `bzip2 data ends early (${input.length} bytes)`);
       return byte;
     },
     seek(next: number): void {
@@ -37,9 +38,17 @@ function strictSource(input: Buffer): ByteSource {
 }
 
 /** Decompresses `input`, which must expand to exactly `expectedBytes` with CRC32 `expectedCrc32`. */
-export function decompressBzip2(input: Buffer, expectedBytes: number, expectedCrc32: number, maxBytes: number = MAX_DECOMPRESSED_BYTES): Buffer {
+export function decompressBzip2(
+  input: Buffer,
+  expectedBytes: number,
+  expectedCrc32: number,
+  maxBytes: number = MAX_DECOMPRESSED_BYTES,
+): Buffer {
   if (expectedBytes < 0 || expectedBytes > maxBytes) {
-    throw new ProtocolError('DECOMPRESSION', `declared decompressed size ${expectedBytes} is outside 0..${maxBytes}`);
+    throw new ProtocolError(
+      "DECOMPRESSION",
+      `declared decompressed size ${expectedBytes} is outside 0..${maxBytes}`,
+    );
   }
   const output = Buffer.alloc(expectedBytes);
   let written = 0;
@@ -54,16 +63,29 @@ export function decompressBzip2(input: Buffer, expectedBytes: number, expectedCr
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
     if (err instanceof StopDecoding) {
-      throw new ProtocolError('DECOMPRESSION', `bzip2 data expands beyond the declared ${expectedBytes} bytes`);
+      throw new ProtocolError(
+        "DECOMPRESSION",
+        `bzip2 data expands beyond the declared ${expectedBytes} bytes`,
+      );
     }
-    throw new ProtocolError('DECOMPRESSION', `bzip2 data is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new ProtocolError(
+      "DECOMPRESSION",
+      `bzip2 data is invalid: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   if (written !== expectedBytes) {
-    throw new ProtocolError('DECOMPRESSION', `bzip2 data expands to ${written} bytes, the header declares ${expectedBytes}`);
+    throw new ProtocolError(
+      "DECOMPRESSION",
+      `bzip2 data expands to ${written} bytes, the header declares ${expectedBytes}`,
+    );
   }
   const actualCrc = crc32(output) >>> 0;
   if (actualCrc !== expectedCrc32 >>> 0) {
-    throw new ProtocolError('CHECKSUM', `CRC32 of the decompressed response is ${actualCrc.toString(16)}, the header declares ${(expectedCrc32 >>> 0).toString(16)}`);
+    throw new ProtocolError(
+      "CHECKSUM",
+      `CRC32 of the decompressed response is ${actualCrc.toString(16)}, the header declares ${(expectedCrc32 >>> 0).toString(16)}`,
+    );
   }
   return output;
 }

@@ -1,7 +1,7 @@
-import { ProtocolError } from '../errors';
+import { ProtocolError } from "../errors";
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
-const strictUtf8Decoder = new TextDecoder('utf-8', { fatal: true });
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
+const strictUtf8Decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** A decoded string plus its exact bytes when they were not valid UTF-8. */
 export interface DecodedString {
@@ -40,54 +40,61 @@ export class PacketReader {
   private need(bytes: number, what: string): number {
     const start = this.position;
     if (start + bytes > this.buffer.length) {
-      throw new ProtocolError('TRUNCATED', `packet ends before ${what} (need ${bytes} bytes at offset ${start}, have ${this.buffer.length - start})`, { offset: start });
+      throw new ProtocolError(
+        "TRUNCATED",
+        `packet ends before ${what} (need ${bytes} bytes at offset ${start}, have ${this.buffer.length - start})`,
+        { offset: start },
+      );
     }
     this.position = start + bytes;
     return start;
   }
 
-  u8(what = 'byte'): number {
+  u8(what = "byte"): number {
     return this.buffer.readUInt8(this.need(1, what));
   }
 
-  i8(what = 'byte'): number {
+  i8(what = "byte"): number {
     return this.buffer.readInt8(this.need(1, what));
   }
 
-  u16le(what = 'uint16'): number {
+  u16le(what = "uint16"): number {
     return this.buffer.readUInt16LE(this.need(2, what));
   }
 
-  u16be(what = 'uint16'): number {
+  u16be(what = "uint16"): number {
     return this.buffer.readUInt16BE(this.need(2, what));
   }
 
-  i16le(what = 'int16'): number {
+  i16le(what = "int16"): number {
     return this.buffer.readInt16LE(this.need(2, what));
   }
 
-  i32le(what = 'int32'): number {
+  i32le(what = "int32"): number {
     return this.buffer.readInt32LE(this.need(4, what));
   }
 
-  u32le(what = 'uint32'): number {
+  u32le(what = "uint32"): number {
     return this.buffer.readUInt32LE(this.need(4, what));
   }
 
-  u32be(what = 'uint32'): number {
+  u32be(what = "uint32"): number {
     return this.buffer.readUInt32BE(this.need(4, what));
   }
 
-  u64le(what = 'uint64'): bigint {
+  u64le(what = "uint64"): bigint {
     return this.buffer.readBigUInt64LE(this.need(8, what));
   }
 
-  f32le(what = 'float32'): number {
+  f32le(what = "float32"): number {
     return this.buffer.readFloatLE(this.need(4, what));
   }
 
-  bytes(length: number, what = 'bytes'): Buffer {
-    if (length < 0) throw new ProtocolError('MALFORMED', `negative length for ${what}`, { offset: this.position });
+  bytes(length: number, what = "bytes"): Buffer {
+    if (length < 0)
+      throw new ProtocolError("MALFORMED", `negative length for ${what}`, {
+        offset: this.position,
+      });
     const start = this.need(length, what);
     return this.buffer.subarray(start, start + length);
   }
@@ -98,29 +105,33 @@ export class PacketReader {
     return this.buffer.subarray(start);
   }
 
-  skip(length: number, what = 'bytes'): void {
+  skip(length: number, what = "bytes"): void {
     this.need(length, what);
   }
 
   /** Bytes up to (not including) the next NUL; the NUL is consumed. Throws TRUNCATED without one. */
-  cstringBytes(what = 'string'): Buffer {
+  cstringBytes(what = "string"): Buffer {
     const start = this.position;
     const end = this.buffer.indexOf(0, start);
     if (end < 0) {
-      throw new ProtocolError('TRUNCATED', `packet ends inside ${what} (no NUL terminator after offset ${start})`, { offset: start });
+      throw new ProtocolError(
+        "TRUNCATED",
+        `packet ends inside ${what} (no NUL terminator after offset ${start})`,
+        { offset: start },
+      );
     }
     this.position = end + 1;
     return this.buffer.subarray(start, end);
   }
 
   /** A NUL-terminated string decoded as UTF-8 with U+FFFD replacement. */
-  cstring(what = 'string'): string {
+  cstring(what = "string"): string {
     const ascii = this.cstringAscii();
     return ascii ?? utf8Decoder.decode(this.cstringBytes(what));
   }
 
   /** A NUL-terminated string, with its exact bytes in hex when they are not valid UTF-8. */
-  cstringExact(what = 'string'): DecodedString {
+  cstringExact(what = "string"): DecodedString {
     const ascii = this.cstringAscii();
     return ascii === null ? decodeUtf8Exact(this.cstringBytes(what)) : { value: ascii };
   }
@@ -139,7 +150,7 @@ export class PacketReader {
       const b = buf[i] as number;
       if (b === 0) {
         this.position = i + 1;
-        return buf.toString('latin1', start, i);
+        return buf.toString("latin1", start, i);
       }
       if (b >= 0x80) return null;
     }
@@ -147,8 +158,8 @@ export class PacketReader {
   }
 
   /** A NUL-terminated string decoded byte for byte (latin1), as the older protocols need. */
-  cstringLatin1(what = 'string'): string {
-    return this.cstringBytes(what).toString('latin1');
+  cstringLatin1(what = "string"): string {
+    return this.cstringBytes(what).toString("latin1");
   }
 
   peekU8(): number | undefined {
@@ -161,7 +172,7 @@ export function decodeUtf8Exact(bytes: Buffer): DecodedString {
   try {
     return { value: strictUtf8Decoder.decode(bytes) };
   } catch {
-    return { value: utf8Decoder.decode(bytes), hex: bytes.toString('hex') };
+    return { value: utf8Decoder.decode(bytes), hex: bytes.toString("hex") };
   }
 }
 

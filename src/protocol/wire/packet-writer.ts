@@ -62,8 +62,8 @@ export class PacketWriter {
   }
 
   /** A NUL-terminated string; a Buffer is written byte for byte, a string as UTF-8 (or latin1 on request). */
-  cstring(value: string | Buffer, encoding: 'utf8' | 'latin1' = 'utf8'): this {
-    this.push(typeof value === 'string' ? Buffer.from(value, encoding) : value);
+  cstring(value: string | Buffer, encoding: "utf8" | "latin1" = "utf8"): this {
+    this.push(typeof value === "string" ? Buffer.from(value, encoding) : value);
     return this.u8(0);
   }
 

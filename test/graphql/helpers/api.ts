@@ -2,22 +2,22 @@
  * Starts the real API (express + Apollo) on 127.0.0.1:0 over a test database, and sends real HTTP
  * requests to it. The Prisma client counts the SQL statements it sends, for the N+1 assertions.
  */
-import { PrismaPg } from '@prisma/adapter-pg';
-import type { Redis } from 'ioredis';
-import type { ApiConfig } from '../../../src/graphql/api-config';
-import type { ApiEnqueue } from '../../../src/graphql/context';
-import { startApi, type ApiDeps, type RunningApi } from '../../../src/graphql/server';
-import { PrismaClient } from '../../../src/generated/prisma/client';
-import { silentLogger, type Logger } from '../../../src/shared/logger';
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { Redis } from "ioredis";
+import type { ApiConfig } from "../../../src/graphql/api-config";
+import type { ApiEnqueue } from "../../../src/graphql/context";
+import { startApi, type ApiDeps, type RunningApi } from "../../../src/graphql/server";
+import { PrismaClient } from "../../../src/generated/prisma/client";
+import { silentLogger, type Logger } from "../../../src/shared/logger";
 
-export const TEST_API_KEY = 'test-key-0123456789';
+export const TEST_API_KEY = "test-key-0123456789";
 
 export function testApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
   return {
-    apiHost: '127.0.0.1',
+    apiHost: "127.0.0.1",
     apiPort: 0,
-    apiKeys: [TEST_API_KEY, 'second-key'],
-    apiCorsOrigins: ['*'],
+    apiKeys: [TEST_API_KEY, "second-key"],
+    apiCorsOrigins: ["*"],
     apiRateLimitMax: 0,
     apiRateLimitWindowMs: 60_000,
     apiTrustProxyHops: 0,
@@ -49,9 +49,12 @@ export interface CountingDb {
 }
 
 export function createCountingDb(url: string): CountingDb {
-  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 5 }), log: [{ emit: 'event', level: 'query' }] });
+  const db = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: url, max: 5 }),
+    log: [{ emit: "event", level: "query" }],
+  });
   let seen: string[] = [];
-  db.$on('query', (e) => {
+  db.$on("query", (e) => {
     seen.push(e.query);
   });
   return { db, statements: () => seen, reset: () => (seen = []) };
@@ -61,34 +64,66 @@ export interface GqlResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
   data: T | null | undefined;
-  errors: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }> | undefined;
+  errors:
+    | Array<{
+        message: string;
+        path?: Array<string | number>;
+        extensions?: Record<string, unknown>;
+      }>
+    | undefined;
 }
 
 export interface TestApi {
   api: RunningApi;
   baseUrl: string;
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GqlResponse<T>>;
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GqlResponse<T>>;
   close(): Promise<void>;
 }
 
-export async function startTestApi(opts: { db: PrismaClient; config?: Partial<ApiConfig>; redis?: Redis; enqueue?: ApiEnqueue; logger?: Logger; mountRoutes?: ApiDeps['mountRoutes']; apiLatency?: ApiDeps['apiLatency'] }): Promise<TestApi> {
-  const api = await startApi({ prisma: opts.db, config: testApiConfig(opts.config), logger: opts.logger ?? silentLogger, ...(opts.redis ? { redis: opts.redis } : {}), ...(opts.enqueue ? { enqueue: opts.enqueue } : {}), ...(opts.mountRoutes ? { mountRoutes: opts.mountRoutes } : {}), ...(opts.apiLatency ? { apiLatency: opts.apiLatency } : {}) });
-  const baseUrl = api.url.replace(/\/graphql$/, '');
+export async function startTestApi(opts: {
+  db: PrismaClient;
+  config?: Partial<ApiConfig>;
+  redis?: Redis;
+  enqueue?: ApiEnqueue;
+  logger?: Logger;
+  mountRoutes?: ApiDeps["mountRoutes"];
+  apiLatency?: ApiDeps["apiLatency"];
+}): Promise<TestApi> {
+  const api = await startApi({
+    prisma: opts.db,
+    config: testApiConfig(opts.config),
+    logger: opts.logger ?? silentLogger,
+    ...(opts.redis ? { redis: opts.redis } : {}),
+    ...(opts.enqueue ? { enqueue: opts.enqueue } : {}),
+    ...(opts.mountRoutes ? { mountRoutes: opts.mountRoutes } : {}),
+    ...(opts.apiLatency ? { apiLatency: opts.apiLatency } : {}),
+  });
+  const baseUrl = api.url.replace(/\/graphql$/, "");
   return {
     api,
     baseUrl,
-    async gql<T>(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    async gql<T>(
+      query: string,
+      variables: Record<string, unknown> = {},
+      headers: Record<string, string> = {},
+    ) {
       const res = await fetch(api.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.timeout(10_000),
       });
-      const body = (await res.json()) as { data?: T | null; errors?: GqlResponse['errors'] };
+      const body = (await res.json()) as { data?: T | null; errors?: GqlResponse["errors"] };
       return { status: res.status, headers: res.headers, data: body.data, errors: body.errors };
     },
     close: () => api.close(),
   };
 }
 
-export const auth = (key = TEST_API_KEY): Record<string, string> => ({ authorization: `Bearer ${key}` });
+export const auth = (key = TEST_API_KEY): Record<string, string> => ({
+  authorization: `Bearer ${key}`,
+});

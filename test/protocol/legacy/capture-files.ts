@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 
 /** One capture of ../shared/captures/legacy (see its README for the fields). */
 export interface LegacyCapture {
@@ -13,13 +13,16 @@ export interface LegacyCapture {
 }
 
 export function loadLegacyCaptures(sharedDir: string): LegacyCapture[] {
-  const dir = path.join(sharedDir, 'captures', 'legacy');
+  const dir = path.join(sharedDir, "captures", "legacy");
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith(".json"))
     .sort()
-    .map((f) => ({ ...(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Omit<LegacyCapture, 'file'>), file: f }));
+    .map((f) => ({
+      ...(JSON.parse(readFileSync(path.join(dir, f), "utf8")) as Omit<LegacyCapture, "file">),
+      file: f,
+    }));
 }
 
 export function packetsOf(capture: LegacyCapture): Buffer[] {
-  return capture.packets_hex.map((h) => Buffer.from(h, 'hex'));
+  return capture.packets_hex.map((h) => Buffer.from(h, "hex"));
 }

@@ -4,8 +4,8 @@
  * Each call must return a value (that serialises to JSON) or throw a ProtocolError: never another
  * exception, never a hang (the suite's timeout bounds it). Deterministic: a fixed PRNG seed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import {
   decodeChallengeResponse,
   decodeInfoResponse,
@@ -26,10 +26,10 @@ import {
   encodeRulesResponse,
   ProtocolError,
   SplitAssembler,
-} from '../../../src/protocol';
-import { splitResponse } from '../../../src/simulator/split-response';
-import { mulberry32 } from '../../../src/simulator/random';
-import { sharedDir } from '../../helpers/shared-dir';
+} from "../../../src/protocol";
+import { splitResponse } from "../../../src/simulator/split-response";
+import { mulberry32 } from "../../../src/simulator/random";
+import { sharedDir } from "../../helpers/shared-dir";
 
 const SEED = 0x5eed2026;
 const SINGLE_ITERATIONS = 70_000;
@@ -71,12 +71,19 @@ function mutate(input: Buffer, corpus: readonly Buffer[]): Buffer {
       return Buffer.concat([b.subarray(0, at), b.subarray(at + 1 + int(16))]);
     }
     case 5: {
-      const header = pick([Buffer.from('ffffffff', 'hex'), Buffer.from('feffffff', 'hex'), Buffer.alloc(0)]);
+      const header = pick([
+        Buffer.from("ffffffff", "hex"),
+        Buffer.from("feffffff", "hex"),
+        Buffer.alloc(0),
+      ]);
       return Buffer.concat([header, randomBytes(int(64))]);
     }
     case 6: {
       const other = pick(corpus);
-      return Buffer.concat([b.subarray(0, int(b.length + 1)), other.subarray(int(other.length + 1))]);
+      return Buffer.concat([
+        b.subarray(0, int(b.length + 1)),
+        other.subarray(int(other.length + 1)),
+      ]);
     }
     default: {
       // A header from the corpus, then the rest cut or random: the "type byte, no body" family.
@@ -86,22 +93,113 @@ function mutate(input: Buffer, corpus: readonly Buffer[]): Buffer {
 }
 
 function encoderCorpus(): { singles: Buffer[]; splitSets: Buffer[][] } {
-  const info = encodeInfoResponse({ type: 'source', protocol: 17, name: 'fuzz', map: 'de_dust2', folder: 'csgo', game: 'CS', appId: 730, players: 3, maxPlayers: 10, bots: 1, serverType: 'd', environment: 'l', visibility: 0, vac: 1, version: '1.0', edf: 0xf1, port: 27015, steamId: '90152145425397767', tvPort: 27020, tvName: 'tv', keywords: 'a,b', gameId: '730' });
-  const ship = encodeInfoResponse({ type: 'source', protocol: 7, name: 's', map: 'm', folder: 'ship', game: 'The Ship', appId: 2400, players: 1, maxPlayers: 2, bots: 0, serverType: 'd', environment: 'w', visibility: 0, vac: 0, theShip: { mode: 1, witnesses: 2, duration: 3 }, version: '1' });
-  const gold = encodeInfoResponse({ type: 'goldsrc', address: '127.0.0.1:27015', name: 'g', map: 'crossfire', folder: 'valve', game: 'HL', players: 1, maxPlayers: 8, protocol: 47, serverType: 'd', environment: 'l', visibility: 0, isMod: 1, mod: { url: 'u', download: 'd', version: 1, size: 2, type: 0, dll: 1 }, vac: 1, bots: 0 });
-  const players = Array.from({ length: 40 }, (_, i) => ({ index: i, name: `player ${i}`, score: i - 20, duration: i * 1.5 - 3, deaths: i, money: i * 100 }));
+  const info = encodeInfoResponse({
+    type: "source",
+    protocol: 17,
+    name: "fuzz",
+    map: "de_dust2",
+    folder: "csgo",
+    game: "CS",
+    appId: 730,
+    players: 3,
+    maxPlayers: 10,
+    bots: 1,
+    serverType: "d",
+    environment: "l",
+    visibility: 0,
+    vac: 1,
+    version: "1.0",
+    edf: 0xf1,
+    port: 27015,
+    steamId: "90152145425397767",
+    tvPort: 27020,
+    tvName: "tv",
+    keywords: "a,b",
+    gameId: "730",
+  });
+  const ship = encodeInfoResponse({
+    type: "source",
+    protocol: 7,
+    name: "s",
+    map: "m",
+    folder: "ship",
+    game: "The Ship",
+    appId: 2400,
+    players: 1,
+    maxPlayers: 2,
+    bots: 0,
+    serverType: "d",
+    environment: "w",
+    visibility: 0,
+    vac: 0,
+    theShip: { mode: 1, witnesses: 2, duration: 3 },
+    version: "1",
+  });
+  const gold = encodeInfoResponse({
+    type: "goldsrc",
+    address: "127.0.0.1:27015",
+    name: "g",
+    map: "crossfire",
+    folder: "valve",
+    game: "HL",
+    players: 1,
+    maxPlayers: 8,
+    protocol: 47,
+    serverType: "d",
+    environment: "l",
+    visibility: 0,
+    isMod: 1,
+    mod: { url: "u", download: "d", version: 1, size: 2, type: 0, dll: 1 },
+    vac: 1,
+    bots: 0,
+  });
+  const players = Array.from({ length: 40 }, (_, i) => ({
+    index: i,
+    name: `player ${i}`,
+    score: i - 20,
+    duration: i * 1.5 - 3,
+    deaths: i,
+    money: i * 100,
+  }));
   const playerReply = encodePlayersResponse({ count: 40, players });
   const shipPlayers = encodePlayersResponse({ count: 40, players }, { appId: 2400 });
-  const rules = Array.from({ length: 120 }, (_, i) => ({ name: `rule_${i}`, value: `value ${i} `.repeat(i % 7) }));
-  const rulesReply = encodeRulesResponse({ count: 120, rules: [...rules, { name: 'bin', value: '\ufffd', valueHex: 'ff80' }] });
-  const challenge = Buffer.from('29f9d53c', 'hex');
-  const singles = [info, ship, gold, playerReply, shipPlayers, rulesReply, encodeChallengeResponse(challenge), encodePingResponse(), encodeInfoRequest(), encodeInfoRequest(challenge), encodePlayerRequest(), encodeRulesRequest(challenge), encodeGetChallengeRequest(), encodePingRequest()];
+  const rules = Array.from({ length: 120 }, (_, i) => ({
+    name: `rule_${i}`,
+    value: `value ${i} `.repeat(i % 7),
+  }));
+  const rulesReply = encodeRulesResponse({
+    count: 120,
+    rules: [...rules, { name: "bin", value: "\ufffd", valueHex: "ff80" }],
+  });
+  const challenge = Buffer.from("29f9d53c", "hex");
+  const singles = [
+    info,
+    ship,
+    gold,
+    playerReply,
+    shipPlayers,
+    rulesReply,
+    encodeChallengeResponse(challenge),
+    encodePingResponse(),
+    encodeInfoRequest(),
+    encodeInfoRequest(challenge),
+    encodePlayerRequest(),
+    encodeRulesRequest(challenge),
+    encodeGetChallengeRequest(),
+    encodePingRequest(),
+  ];
   const splitSets = [
-    splitResponse(rulesReply, { format: 'source', id: 1 }),
-    splitResponse(rulesReply, { format: 'source', id: 2, sizeField: false }),
-    splitResponse(rulesReply, { format: 'goldsrc', id: 3 }),
-    splitResponse(rulesReply, { format: 'source', id: 4, compress: true, maxPacketBytes: 300 }),
-    splitResponse(shipPlayers, { format: 'source', id: 5, compress: true, sizeField: false, maxPacketBytes: 200 }),
+    splitResponse(rulesReply, { format: "source", id: 1 }),
+    splitResponse(rulesReply, { format: "source", id: 2, sizeField: false }),
+    splitResponse(rulesReply, { format: "goldsrc", id: 3 }),
+    splitResponse(rulesReply, { format: "source", id: 4, compress: true, maxPacketBytes: 300 }),
+    splitResponse(shipPlayers, {
+      format: "source",
+      id: 5,
+      compress: true,
+      sizeField: false,
+      maxPacketBytes: 200,
+    }),
   ];
   return { singles, splitSets };
 }
@@ -114,12 +212,12 @@ interface CaptureFile {
 function captureCorpus(): { singles: Buffer[]; splitSets: Buffer[][] } {
   const dir = sharedDir();
   if (dir === null) return { singles: [], splitSets: [] };
-  const captures = path.join(dir, 'captures', 'a2s');
+  const captures = path.join(dir, "captures", "a2s");
   const singles: Buffer[] = [];
   const splitSets: Buffer[][] = [];
-  for (const file of readdirSync(captures).filter((f) => f.endsWith('.json'))) {
-    const capture = JSON.parse(readFileSync(path.join(captures, file), 'utf8')) as CaptureFile;
-    const datagrams = capture.packets_hex.map((h) => Buffer.from(h, 'hex'));
+  for (const file of readdirSync(captures).filter((f) => f.endsWith(".json"))) {
+    const capture = JSON.parse(readFileSync(path.join(captures, file), "utf8")) as CaptureFile;
+    const datagrams = capture.packets_hex.map((h) => Buffer.from(h, "hex"));
     if (capture.framing.split) splitSets.push(datagrams);
     else singles.push(...datagrams);
   }
@@ -137,10 +235,11 @@ const decoders: Array<(b: Buffer) => unknown> = [
   (b) => decodePingResponse(b),
 ];
 
-describe('fuzz: every decoder and the split assembler', () => {
+describe("fuzz: every decoder and the split assembler", () => {
   const fromEncoders = encoderCorpus();
   const fromCaptures = captureCorpus();
-  if (fromCaptures.singles.length === 0) console.warn('fuzz: ../shared absent, seeding from the encoders only');
+  if (fromCaptures.singles.length === 0)
+    console.warn("fuzz: ../shared absent, seeding from the encoders only");
   const singles = [...fromEncoders.singles, ...fromCaptures.singles];
   const splitSets = [...fromEncoders.splitSets, ...fromCaptures.splitSets];
   const failures: string[] = [];
@@ -155,7 +254,10 @@ describe('fuzz: every decoder and the split assembler', () => {
       values++;
       return value;
     } catch (err) {
-      if (!(err instanceof ProtocolError) && failures.length < 10) failures.push(`${label} ${input.toString('hex').slice(0, 200)}: ${err instanceof Error ? err.stack : String(err)}`);
+      if (!(err instanceof ProtocolError) && failures.length < 10)
+        failures.push(
+          `${label} ${input.toString("hex").slice(0, 200)}: ${err instanceof Error ? err.stack : String(err)}`,
+        );
       return undefined;
     }
   }
@@ -165,8 +267,8 @@ describe('fuzz: every decoder and the split assembler', () => {
       const packet = mutate(pick(singles), singles);
       const decode = decoders[i % decoders.length]!;
       packets++;
-      check('decodeResponse', packet, () => decodeResponse(packet));
-      check('decodeRequest', packet, () => decodeRequest(packet));
+      check("decodeResponse", packet, () => decodeResponse(packet));
+      check("decodeRequest", packet, () => decodeRequest(packet));
       check(`decoder ${i % decoders.length}`, packet, () => decode(packet));
     }
     expect(failures).toEqual([]);
@@ -190,16 +292,16 @@ describe('fuzz: every decoder and the split assembler', () => {
       }
       for (const datagram of sequence) {
         packets++;
-        const payload = check('assembler', datagram, () => assembler.push(datagram));
+        const payload = check("assembler", datagram, () => assembler.push(datagram));
         if (!Buffer.isBuffer(payload)) continue;
         reassembled++;
-        check('reassembled', payload, () => decodeResponse(payload));
+        check("reassembled", payload, () => decodeResponse(payload));
       }
     }
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it('pushed at least 100,000 packets in all', () => {
+  it("pushed at least 100,000 packets in all", () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     // Not vacuous: many inputs still decode, and many mutated sequences still reassemble.
     expect(values).toBeGreaterThan(10_000);

@@ -1,10 +1,10 @@
 /** The web pages' single entry: a small router over the pathname, then one page component. */
-import { render } from 'preact';
-import { AggregatePage } from './aggregate';
-import { BrowserPage } from './browser';
-import { interceptLinks, useLocation } from './router';
-import { ServerPage } from './server';
-import './style.css';
+import { render } from "preact";
+import { AggregatePage } from "./aggregate";
+import { BrowserPage } from "./browser";
+import { interceptLinks, useLocation } from "./router";
+import { ServerPage } from "./server";
+import "./style.css";
 
 function decode(segment: string): string {
   try {
@@ -16,11 +16,13 @@ function decode(segment: string): string {
 
 function App() {
   const url = useLocation();
-  const [, section, value] = url.pathname.split('/');
+  const [, section, value] = url.pathname.split("/");
   let page;
-  if (section === 'servers' && value) page = <ServerPage id={decode(value)} url={url} />;
-  else if (section === 'games' && value) page = <AggregatePage key={`g-${value}`} kind="game" value={decode(value)} url={url} />;
-  else if (section === 'maps' && value) page = <AggregatePage key={`m-${value}`} kind="map" value={decode(value)} url={url} />;
+  if (section === "servers" && value) page = <ServerPage id={decode(value)} url={url} />;
+  else if (section === "games" && value)
+    page = <AggregatePage key={`g-${value}`} kind="game" value={decode(value)} url={url} />;
+  else if (section === "maps" && value)
+    page = <AggregatePage key={`m-${value}`} kind="map" value={decode(value)} url={url} />;
   else page = <BrowserPage url={url} />;
   return (
     <>
@@ -32,7 +34,7 @@ function App() {
           gsindex
         </a>
         <nav aria-label="Site">
-          <a href="/" aria-current={section === undefined || section === '' ? 'page' : undefined}>
+          <a href="/" aria-current={section === undefined || section === "" ? "page" : undefined}>
             Servers
           </a>
           <a href="/graphql">GraphQL API</a>
@@ -43,7 +45,7 @@ function App() {
   );
 }
 
-const root = document.getElementById('app');
+const root = document.getElementById("app");
 if (root) {
   interceptLinks(root);
   render(<App />, root);

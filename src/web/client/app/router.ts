@@ -1,11 +1,11 @@
 /** Client-side navigation over the History API: links stay real links (open in a new tab works). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from "preact/hooks";
 
 const listeners = new Set<() => void>();
 
 export function navigate(url: string, replace = false): void {
-  if (replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
   for (const l of listeners) l();
 }
 
@@ -14,10 +14,10 @@ export function useLocation(): URL {
   useEffect(() => {
     const update = (): void => setHref(location.href);
     listeners.add(update);
-    window.addEventListener('popstate', update);
+    window.addEventListener("popstate", update);
     return () => {
       listeners.delete(update);
-      window.removeEventListener('popstate', update);
+      window.removeEventListener("popstate", update);
     };
   }, []);
   return new URL(href);
@@ -25,12 +25,18 @@ export function useLocation(): URL {
 
 /** Same-origin link clicks (without a modifier key) navigate in place. */
 export function interceptLinks(root: HTMLElement): void {
-  root.addEventListener('click', (e) => {
-    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    const a = (e.target as Element).closest('a');
-    if (!a || a.target || a.hasAttribute('download')) return;
+  root.addEventListener("click", (e) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey)
+      return;
+    const a = (e.target as Element).closest("a");
+    if (!a || a.target || a.hasAttribute("download")) return;
     const url = new URL(a.href, location.href);
-    if (url.origin !== location.origin || url.pathname.startsWith('/web/') || url.pathname === '/graphql') return;
+    if (
+      url.origin !== location.origin ||
+      url.pathname.startsWith("/web/") ||
+      url.pathname === "/graphql"
+    )
+      return;
     e.preventDefault();
     navigate(url.pathname + url.search);
     window.scrollTo(0, 0);

@@ -2,11 +2,23 @@
  * One server: current state, players, rules, the population chart over a chosen range (the API's AUTO
  * resolution) with the map timeline under it, and its status history (online share).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { gql, idLiteral } from './api';
-import { Chart, type ChartSeries, type MapSpan } from './chart';
-import { countryLabel, hostPort, formatAgo, formatDateTime, formatDuration, formatNumber, formatPercent, rangeOf, SERVER_RANGES, DEFAULT_RANGE, type Range } from './format';
-import { navigate } from './router';
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { gql, idLiteral } from "./api";
+import { Chart, type ChartSeries, type MapSpan } from "./chart";
+import {
+  countryLabel,
+  hostPort,
+  formatAgo,
+  formatDateTime,
+  formatDuration,
+  formatNumber,
+  formatPercent,
+  rangeOf,
+  SERVER_RANGES,
+  DEFAULT_RANGE,
+  type Range,
+} from "./format";
+import { navigate } from "./router";
 
 interface Player {
   name: string;
@@ -76,7 +88,7 @@ function serverQuery(id: string): string {
 }
 
 export function ServerPage({ id, url }: { id: string; url: URL }) {
-  const range = rangeOf(url.searchParams.get('range'), SERVER_RANGES);
+  const range = rangeOf(url.searchParams.get("range"), SERVER_RANGES);
   const [server, setServer] = useState<ServerData | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -85,7 +97,11 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
     const to = new Date();
     const from = new Date(to.getTime() - range.seconds * 1000);
     setError(null);
-    gql<{ server: ServerData | null }>(serverQuery(id), { from: from.toISOString(), to: to.toISOString(), resolution: range.resolution }, ctrl.signal).then(
+    gql<{ server: ServerData | null }>(
+      serverQuery(id),
+      { from: from.toISOString(), to: to.toISOString(), resolution: range.resolution },
+      ctrl.signal,
+    ).then(
       (d) => setServer(d.server),
       (err: unknown) => {
         if (!ctrl.signal.aborted) setError(err instanceof Error ? err.message : String(err));
@@ -103,10 +119,25 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
     const pts = server.history.points;
     const xs = pts.map((p) => Date.parse(p.at) / 1000);
     const series: ChartSeries[] = [
-      { label: 'Players (average)', values: pts.map((p) => p.playersAvg), colourVar: '--series-1', fill: true },
-      { label: 'Players (peak)', values: pts.map((p) => p.playersMax), colourVar: '--series-2', dash: true },
+      {
+        label: "Players (average)",
+        values: pts.map((p) => p.playersAvg),
+        colourVar: "--series-1",
+        fill: true,
+      },
+      {
+        label: "Players (peak)",
+        values: pts.map((p) => p.playersMax),
+        colourVar: "--series-2",
+        dash: true,
+      },
     ];
-    return { xs, series, from: Date.parse(server.history.from) / 1000, to: Date.parse(server.history.to) / 1000 };
+    return {
+      xs,
+      series,
+      from: Date.parse(server.history.from) / 1000,
+      to: Date.parse(server.history.to) / 1000,
+    };
   }, [server]);
 
   if (error) {
@@ -140,7 +171,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
         <a href="/">Servers</a>
         {gameKey && (
           <>
-            {' / '}
+            {" / "}
             <a href={`/games/${encodeURIComponent(gameKey)}`}>{server.game ?? gameKey}</a>
           </>
         )}
@@ -151,19 +182,28 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
           <div>
             <dt>Status</dt>
             <dd>
-              <span class={`status status-${server.status.toLowerCase()}`}>{server.status.toLowerCase()}</span> · last seen {formatAgo(server.lastAnsweredAt)}
+              <span class={`status status-${server.status.toLowerCase()}`}>
+                {server.status.toLowerCase()}
+              </span>{" "}
+              · last seen {formatAgo(server.lastAnsweredAt)}
             </dd>
           </div>
           <div>
             <dt>Players</dt>
             <dd data-testid="server-players">
               {server.players} / {server.maxPlayers}
-              {server.bots ? ` (${server.bots} bots)` : ''}
+              {server.bots ? ` (${server.bots} bots)` : ""}
             </dd>
           </div>
           <div>
             <dt>Map</dt>
-            <dd>{server.map ? <a href={`/maps/${encodeURIComponent(server.map)}`}>{server.map}</a> : '–'}</dd>
+            <dd>
+              {server.map ? (
+                <a href={`/maps/${encodeURIComponent(server.map)}`}>{server.map}</a>
+              ) : (
+                "–"
+              )}
+            </dd>
           </div>
           <div>
             <dt>Address</dt>
@@ -175,15 +215,17 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
           </div>
           <div>
             <dt>Game</dt>
-            <dd>{server.game ?? server.folder ?? '–'}</dd>
+            <dd>{server.game ?? server.folder ?? "–"}</dd>
           </div>
           <div>
             <dt>Password</dt>
-            <dd>{server.passwordProtected === null ? '–' : server.passwordProtected ? 'yes' : 'no'}</dd>
+            <dd>
+              {server.passwordProtected === null ? "–" : server.passwordProtected ? "yes" : "no"}
+            </dd>
           </div>
           <div>
             <dt>Ping</dt>
-            <dd>{server.pingMs === null ? '–' : `${server.pingMs} ms`}</dd>
+            <dd>{server.pingMs === null ? "–" : `${server.pingMs} ms`}</dd>
           </div>
           <div>
             <dt>First seen</dt>
@@ -215,21 +257,37 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
         {chart.xs.length === 0 ? (
           <p class="empty">No history in this range yet.</p>
         ) : (
-          <Chart title="Players" xs={chart.xs} series={chart.series} fromSeconds={chart.from} toSeconds={chart.to} timeline={server.history.mapTimeline} />
+          <Chart
+            title="Players"
+            xs={chart.xs}
+            series={chart.series}
+            fromSeconds={chart.from}
+            toSeconds={chart.to}
+            timeline={server.history.mapTimeline}
+          />
         )}
         <p class="hint">
-          {server.history.points.length} points, {server.history.resolution === 'RAW' ? 'one per crawl' : `${formatDuration(server.history.bucketSeconds)} each`}.
+          {server.history.points.length} points,{" "}
+          {server.history.resolution === "RAW"
+            ? "one per crawl"
+            : `${formatDuration(server.history.bucketSeconds)} each`}
+          .
         </p>
       </section>
 
       <section aria-labelledby="h-status">
         <h2 id="h-status">Status history</h2>
         <p data-testid="uptime">
-          Online in <strong>{samples > 0 ? formatPercent(online / samples) : '–'}</strong> of {formatNumber(samples)} queries over the last {range.label}.
+          Online in <strong>{samples > 0 ? formatPercent(online / samples) : "–"}</strong> of{" "}
+          {formatNumber(samples)} queries over the last {range.label}.
         </p>
         <ol class="uptime-strip" aria-label="Online share per bucket">
           {server.history.points.map((p) => (
-            <li key={p.at} title={`${formatDateTime(p.at)}: online ${formatPercent(p.onlineShare)}`} class={p.onlineShare >= 0.99 ? 'up' : p.onlineShare > 0 ? 'partly' : 'down'} />
+            <li
+              key={p.at}
+              title={`${formatDateTime(p.at)}: online ${formatPercent(p.onlineShare)}`}
+              class={p.onlineShare >= 0.99 ? "up" : p.onlineShare > 0 ? "partly" : "down"}
+            />
           ))}
         </ol>
       </section>
@@ -259,7 +317,7 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
                     .map((p, i) => (
                       <tr key={i}>
                         <td>{p.name || <em>(unnamed)</em>}</td>
-                        <td class="num">{p.score ?? '–'}</td>
+                        <td class="num">{p.score ?? "–"}</td>
                         <td class="num">{formatDuration(p.durationSeconds)}</td>
                       </tr>
                     ))}
@@ -301,20 +359,28 @@ export function ServerPage({ id, url }: { id: string; url: URL }) {
   );
 }
 
-export function RangePicker({ current, url, ranges }: { current: string; url: URL; ranges: readonly Range[] }) {
+export function RangePicker({
+  current,
+  url,
+  ranges,
+}: {
+  current: string;
+  url: URL;
+  ranges: readonly Range[];
+}) {
   return (
     <div class="range" role="group" aria-label="Time range">
       {ranges.map((r) => {
         const next = new URLSearchParams(url.searchParams);
-        if (r.key === DEFAULT_RANGE) next.delete('range');
-        else next.set('range', r.key);
-        const href = url.pathname + (next.toString() ? `?${next.toString()}` : '');
+        if (r.key === DEFAULT_RANGE) next.delete("range");
+        else next.set("range", r.key);
+        const href = url.pathname + (next.toString() ? `?${next.toString()}` : "");
         return (
           <a
             key={r.key}
             href={href}
-            class={`button${r.key === current ? ' active' : ''}`}
-            aria-current={r.key === current ? 'true' : undefined}
+            class={`button${r.key === current ? " active" : ""}`}
+            aria-current={r.key === current ? "true" : undefined}
             data-testid={`range-${r.key}`}
             onClick={(e) => {
               e.preventDefault();

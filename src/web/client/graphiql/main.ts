@@ -2,18 +2,18 @@
  * The GraphQL explorer on GET /graphql: GraphiQL from its npm package, with its editor's workers served
  * from this process (graphiql/*.worker.js, built by scripts/build-web.js) instead of a CDN.
  */
-import { createGraphiQLFetcher } from '@graphiql/toolkit';
-import { GraphiQL } from 'graphiql';
-import 'graphiql/style.css';
-import { createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createGraphiQLFetcher } from "@graphiql/toolkit";
+import { GraphiQL } from "graphiql";
+import "graphiql/style.css";
+import { createElement } from "react";
+import { createRoot } from "react-dom/client";
 
-const WORKERS: Record<string, string> = { json: 'json.worker.js', graphql: 'graphql.worker.js' };
-const base = new URL('./', import.meta.url);
+const WORKERS: Record<string, string> = { json: "json.worker.js", graphql: "graphql.worker.js" };
+const base = new URL("./", import.meta.url);
 
 (globalThis as { MonacoEnvironment?: unknown }).MonacoEnvironment = {
   getWorker(_workerId: string, label: string): Worker {
-    return new Worker(new URL(WORKERS[label] ?? 'editor.worker.js', base));
+    return new Worker(new URL(WORKERS[label] ?? "editor.worker.js", base));
   },
 };
 
@@ -27,6 +27,7 @@ const DEFAULT_QUERY = `# The busiest servers now. Ctrl-Enter runs the query; the
 }
 `;
 
-const fetcher = createGraphiQLFetcher({ url: new URL('/graphql', location.href).toString() });
-const container = document.getElementById('graphiql');
-if (container) createRoot(container).render(createElement(GraphiQL, { fetcher, defaultQuery: DEFAULT_QUERY }));
+const fetcher = createGraphiQLFetcher({ url: new URL("/graphql", location.href).toString() });
+const container = document.getElementById("graphiql");
+if (container)
+  createRoot(container).render(createElement(GraphiQL, { fetcher, defaultQuery: DEFAULT_QUERY }));
