@@ -16,9 +16,9 @@ export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
   only: PartId[];
-  /** Part 1: simulated servers and the concurrency every contender uses. */
+  /** Part 1: simulated servers and the concurrencies every contender is measured at. */
   queryServers: number;
-  queryConcurrency: number;
+  queryConcurrency: number[];
   /** Part 2: how long each decoder loop runs. */
   decodeMs: number;
   /** Part 3: fleet sizes crawled end to end. */
@@ -92,7 +92,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   return {
     only: only as PartId[],
     queryServers: int(values["query-servers"], "query-servers", small ? 500 : 5000),
-    queryConcurrency: int(values.concurrency, "concurrency", 100),
+    queryConcurrency:
+      values.concurrency !== undefined ? ints(values.concurrency, "concurrency") : [100, 500],
     decodeMs: int(values["decode-ms"], "decode-ms", small ? 500 : 2000),
     crawlFleets:
       values["crawl-fleets"] !== undefined
