@@ -10,6 +10,7 @@ export const PART_IDS = [
   "api",
   "web",
   "scale",
+  "cadence",
 ] as const;
 export type PartId = (typeof PART_IDS)[number];
 
@@ -35,6 +36,8 @@ export interface BenchOptions {
   /** Part 'scale': the fleet and the worker process counts that crawl it in turn. */
   scaleServers: number;
   scaleWorkers: number[];
+  /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
+  cadenceServers: number;
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
   out: string;
   /** Keep the bench database (for looking at it afterwards). */
@@ -73,6 +76,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       "api-connections": { type: "string" },
       "scale-servers": { type: "string" },
       "scale-workers": { type: "string" },
+      "cadence-servers": { type: "string" },
       out: { type: "string" },
       "keep-db": { type: "boolean" },
       "no-profile": { type: "boolean" },
@@ -114,6 +118,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       values["scale-workers"] !== undefined
         ? ints(values["scale-workers"], "scale-workers")
         : [1, 2, 4],
+    cadenceServers: int(values["cadence-servers"], "cadence-servers", small ? 2000 : 20_000),
     out: values.out ?? "docs/BENCHMARKS.md",
     keepDb: values["keep-db"] === true,
     noProfile: values["no-profile"] === true,
