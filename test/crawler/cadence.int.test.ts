@@ -21,6 +21,7 @@ import { loadConfig, type Config } from "../../src/shared/config";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { startSimValveMaster, type SimValveMaster } from "../../src/simulator/master";
 import { makeFleet } from "../../src/simulator/make-fleet";
+import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
@@ -115,16 +116,7 @@ describe("index crawls query known servers on their own interval", () => {
     const deps = buildCrawlDeps({ config, db: t.db, logger, sink: createQueueSink(queues) });
     workers = startWorkers(
       deps,
-      {
-        redisUrl: REDIS_URL,
-        prefix: config.queuePrefix,
-        concurrency: 4,
-        stalledIntervalMs: 5000,
-        lockDurationMs: 10_000,
-        historyRawDays: 7,
-        historyRollupDays: 0,
-        graceMs: 5000,
-      },
+      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix),
       logger,
     );
     scheduler = await startScheduler(t.db, queues, logger, 2500);
