@@ -10,14 +10,15 @@ export const PART_IDS = [
   "api",
   "web",
   "scale",
+  "cadence",
 ] as const;
 export type PartId = (typeof PART_IDS)[number];
 
 export interface BenchOptions {
   only: PartId[];
-  /** Part 1: simulated servers and the concurrency every contender uses. */
+  /** Part 1: simulated servers and the concurrencies every contender is measured at. */
   queryServers: number;
-  queryConcurrency: number;
+  queryConcurrency: number[];
   /** Part 2: how long each decoder loop runs. */
   decodeMs: number;
   /** Part 3: fleet sizes crawled end to end. */
@@ -35,6 +36,8 @@ export interface BenchOptions {
   /** Part 'scale': the fleet and the worker process counts that crawl it in turn. */
   scaleServers: number;
   scaleWorkers: number[];
+  /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
+  cadenceServers: number;
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
   out: string;
   /** Keep the bench database (for looking at it afterwards). */
@@ -73,6 +76,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       "api-connections": { type: "string" },
       "scale-servers": { type: "string" },
       "scale-workers": { type: "string" },
+      "cadence-servers": { type: "string" },
       out: { type: "string" },
       "keep-db": { type: "boolean" },
       "no-profile": { type: "boolean" },
@@ -88,7 +92,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   return {
     only: only as PartId[],
     queryServers: int(values["query-servers"], "query-servers", small ? 500 : 5000),
-    queryConcurrency: int(values.concurrency, "concurrency", 100),
+    queryConcurrency:
+      values.concurrency !== undefined ? ints(values.concurrency, "concurrency") : [100, 500],
     decodeMs: int(values["decode-ms"], "decode-ms", small ? 500 : 2000),
     crawlFleets:
       values["crawl-fleets"] !== undefined
@@ -113,6 +118,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       values["scale-workers"] !== undefined
         ? ints(values["scale-workers"], "scale-workers")
         : [1, 2, 4],
+    cadenceServers: int(values["cadence-servers"], "cadence-servers", small ? 2000 : 20_000),
     out: values.out ?? "docs/BENCHMARKS.md",
     keepDb: values["keep-db"] === true,
     noProfile: values["no-profile"] === true,

@@ -1,7 +1,7 @@
 /**
  * Child process: one contender queries every server of a fleet file at a fixed concurrency, then
  * checks its answers against the specs (after the clock stops) and reports.
- * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --timeout-ms T
+ * node dist-bench/bench/query/contender.js --lib gsindex --fleet FILE --concurrency C --send-wait-ms W --sends N
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -10,6 +10,7 @@ import { processCost, reportResult, type ProcessCost } from "../lib/child";
 import { startSectionProfile } from "../lib/cpu-profile";
 import { score, type Answer, type Correctness } from "./answer";
 import { makeContender, type ContenderId } from "./contenders";
+import { countDatagrams } from "./datagram-count";
 
 export interface ContenderResult extends ProcessCost {
   id: ContenderId;
@@ -19,8 +20,9 @@ export interface ContenderResult extends ProcessCost {
   wallMs: number;
   serversPerSecond: number;
   correctness: Correctness;
-  /** Request datagrams sent per server, when the library counts them (gsindex's transport does). */
-  datagramsPerServer: number | null;
+  /** UDP datagrams the process sent and received per server (node:dgram counted the same way for every contender). */
+  datagramsSentPerServer: number;
+  datagramsReceivedPerServer: number;
 }
 
 async function main(): Promise<void> {
@@ -29,7 +31,8 @@ async function main(): Promise<void> {
       lib: { type: "string" },
       fleet: { type: "string" },
       concurrency: { type: "string" },
-      "timeout-ms": { type: "string" },
+      "send-wait-ms": { type: "string" },
+      sends: { type: "string" },
       limit: { type: "string" },
       "profile-out": { type: "string" },
     },
@@ -40,10 +43,12 @@ async function main(): Promise<void> {
   const specs =
     values.limit === undefined ? fleet.servers : fleet.servers.slice(0, Number(values.limit));
   const concurrency = Number(values.concurrency ?? 100);
+  const counts = countDatagrams();
   const contender = makeContender(values.lib as ContenderId, {
-    timeoutMs: Number(values["timeout-ms"] ?? 1000),
+    sendWaitMs: Number(values["send-wait-ms"] ?? 500),
+    sends: Number(values.sends ?? 2),
   });
-  const answers: Answer[] = new Array(specs.length);
+  const raws: unknown[] = new Array(specs.length);
 
   const profiler = await startSectionProfile(values["profile-out"]);
   const cpuBefore = process.cpuUsage();
@@ -54,9 +59,9 @@ async function main(): Promise<void> {
       const n = next++;
       const spec = specs[n] as SimServerSpec;
       try {
-        answers[n] = await contender.query(spec.host, spec.queryPort);
+        raws[n] = await contender.query(spec.host, spec.queryPort);
       } catch (err) {
-        answers[n] = { error: err instanceof Error ? err.message : String(err) };
+        raws[n] = { error: err instanceof Error ? err.message : String(err) } satisfies Answer;
       }
     }
   };
@@ -64,8 +69,8 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - started;
   const cost = processCost(cpuBefore);
   await profiler.stop();
-  const datagrams = contender.datagramsSent();
   await contender.close();
+  const answers: Answer[] = raws.map((raw) => contender.answer(raw));
 
   const result: ContenderResult = {
     id: contender.id,
@@ -76,7 +81,8 @@ async function main(): Promise<void> {
     serversPerSecond: (specs.length * 1000) / wallMs,
     ...cost,
     correctness: score(specs, answers),
-    datagramsPerServer: datagrams === null ? null : datagrams / specs.length,
+    datagramsSentPerServer: counts.sent / specs.length,
+    datagramsReceivedPerServer: counts.received / specs.length,
   };
   reportResult(result);
 }

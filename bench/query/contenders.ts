@@ -1,6 +1,8 @@
 /**
- * The three contenders, each wrapped to the same call: query INFO + PLAYER + RULES of one server and
- * return an Answer. Each runs in its own process (contender.ts), so only one is loaded at a time.
+ * The three contenders, each wrapped to the same call: query INFO + PLAYER + RULES of one server.
+ * query() keeps what the library returned as it is; answer() turns it into an Answer after the clock
+ * has stopped, so the measured CPU is the library's, not the bench's reshaping. Each runs in its own
+ * process (contender.ts), so only one is loaded at a time.
  */
 import { packageVersion as versionOf } from "../lib/packages";
 import type { Answer } from "./answer";
@@ -11,14 +13,38 @@ export interface Contender {
   id: ContenderId;
   /** Package and version as reported. */
   label: string;
-  query(host: string, port: number): Promise<Answer>;
-  /** Datagrams sent so far, when the library counts them. */
-  datagramsSent(): number | null;
+  /** What the library returned (or an Answer with the error it threw). */
+  query(host: string, port: number): Promise<unknown>;
+  /** A query()'s result as an Answer; called after the measured section. */
+  answer(raw: unknown): Answer;
   close(): Promise<void>;
 }
 
+/**
+ * One retry policy, given to every contender in its own terms: each request datagram is sent up to
+ * `sends` times, `sendWaitMs` apart, and the request fails after the last wait. How each library's
+ * options map onto it (read from their code, gamedig 5.3 lib/QueryRunner.js and protocols/core.js,
+ * valve-server-query 2.x lib/main/connection.js):
+ * - gsindex: `retries` is re-sends per request and `timeoutMs` bounds one part (INFO, PLAYER or RULES)
+ *   with its challenge rounds; each send waits timeoutMs / (retries + 1). So timeoutMs = sends x
+ *   sendWaitMs, retries = sends - 1. (PLAYER and RULES give their first request half of that, to keep
+ *   time for the `W` fallback: gsindex's own choice, left as is.)
+ * - GameDig: a UDP request is sent once and waits `socketTimeout`; it never re-sends a request.
+ *   `maxRetries` is the number of attempts in total (1 = no retry; 0 also means 1), each attempt
+ *   re-running the whole query from INFO, and `attemptTimeout` caps one attempt. So socketTimeout =
+ *   sendWaitMs, maxRetries = sends (every request is sent at most `sends` times, the earlier ones of
+ *   the query again with it), attemptTimeout = 3 x sends x sendWaitMs (gsindex's worst case for the
+ *   three parts, so it never cuts an attempt gsindex would let finish).
+ * - valve-server-query: `timeout` is per request; it sends, re-sends once at timeout / 2 and fails at
+ *   timeout. Its sends are fixed at 2, so timeout = 2 x sendWaitMs (the bench uses sends = 2).
+ */
 export interface ContenderOptions {
-  timeoutMs: number;
+  sendWaitMs: number;
+  sends: number;
+}
+
+function isError(raw: unknown): raw is Answer {
+  return typeof raw === "object" && raw !== null && "error" in raw && Object.keys(raw).length === 1;
 }
 
 function errorText(err: unknown): string {
@@ -33,11 +59,14 @@ function makeGsindex(options: ContenderOptions): Contender {
   return {
     id: "gsindex",
     label: "gsindex queryServer (src/protocol)",
-    async query(host, port) {
-      const r = await queryServer(
+    query: (host, port) =>
+      queryServer(
         { host, port },
-        { timeoutMs: options.timeoutMs, retries: 1, transport },
-      );
+        { timeoutMs: options.sendWaitMs * options.sends, retries: options.sends - 1, transport },
+      ),
+    answer(raw) {
+      if (isError(raw)) return raw;
+      const r = raw as Awaited<ReturnType<typeof queryServer>>;
       const answer: Answer = {};
       const info = r.info?.info;
       if (info)
@@ -57,7 +86,6 @@ function makeGsindex(options: ContenderOptions): Contender {
       if (errors.length > 0) answer.error = errors.join(", ");
       return answer;
     },
-    datagramsSent: () => transport.stats.sent,
     async close() {
       await transport.close();
     },
@@ -90,7 +118,7 @@ function makeGameDig(options: ContenderOptions): Contender {
     label: `gamedig ${versionOf("gamedig")}`,
     async query(host, port) {
       try {
-        const s = await gamedig.query({
+        return await gamedig.query({
           type: "protocol-valve",
           host,
           port,
@@ -98,28 +126,31 @@ function makeGameDig(options: ContenderOptions): Contender {
           requestRules: true,
           requestRulesRequired: true,
           requestPlayersRequired: true,
-          socketTimeout: options.timeoutMs,
-          attemptTimeout: options.timeoutMs * 3,
-          maxRetries: 1,
+          socketTimeout: options.sendWaitMs,
+          attemptTimeout: 3 * options.sends * options.sendWaitMs,
+          maxRetries: options.sends,
         });
-        const everyone = [...s.players, ...s.bots];
-        return {
-          info: {
-            name: s.name,
-            map: s.map,
-            folder: s.raw.folder ?? "",
-            game: s.raw.game ?? "",
-            players: s.numplayers,
-            maxPlayers: s.maxplayers,
-          },
-          players: everyone.map((p) => ({ name: p.name ?? "", score: p.raw?.score ?? NaN })),
-          rules: s.raw.rules ?? {},
-        };
       } catch (err) {
         return { error: errorText(err) };
       }
     },
-    datagramsSent: () => null,
+    answer(raw) {
+      if (isError(raw)) return raw;
+      const s = raw as GameDigState;
+      const everyone = [...s.players, ...s.bots];
+      return {
+        info: {
+          name: s.name,
+          map: s.map,
+          folder: s.raw.folder ?? "",
+          game: s.raw.game ?? "",
+          players: s.numplayers,
+          maxPlayers: s.maxplayers,
+        },
+        players: everyone.map((p) => ({ name: p.name ?? "", score: p.raw?.score ?? NaN })),
+        rules: s.raw.rules ?? {},
+      };
+    },
     async close() {
       // GameDig's global socket is unref'd.
     },
@@ -149,11 +180,35 @@ function makeFabricio(options: ContenderOptions): Contender {
     label: `@fabricio-191/valve-server-query ${versionOf("@fabricio-191/valve-server-query")}`,
     async query(host, port) {
       let server: FabricioServer | null = null;
-      const answer: Answer = {};
+      const raw: {
+        info?: FabricioInfo;
+        players?: Array<{ name: string; score: number }>;
+        rules?: Record<string, string | number | boolean>;
+        error?: string;
+      } = {};
       try {
         // Its documented use: connect (which asks INFO once to learn the challenge mode), then ask.
-        server = await Server({ ip: host, port, timeout: options.timeoutMs });
-        const info = await server.getInfo();
+        server = await Server({ ip: host, port, timeout: 2 * options.sendWaitMs });
+        raw.info = await server.getInfo();
+        raw.players = await server.getPlayers();
+        raw.rules = await server.getRules();
+      } catch (err) {
+        raw.error = errorText(err);
+      } finally {
+        server?.disconnect();
+      }
+      return raw;
+    },
+    answer(value) {
+      const raw = value as {
+        info?: FabricioInfo;
+        players?: Array<{ name: string; score: number }>;
+        rules?: Record<string, string | number | boolean>;
+        error?: string;
+      };
+      const answer: Answer = {};
+      const info = raw.info;
+      if (info)
         answer.info = {
           name: info.name,
           map: info.map,
@@ -162,22 +217,17 @@ function makeFabricio(options: ContenderOptions): Contender {
           players: info.players.online,
           maxPlayers: info.players.max,
         };
-        answer.players = (await server.getPlayers()).map((p) => ({ name: p.name, score: p.score }));
-        const rules = await server.getRules();
+      if (raw.players) answer.players = raw.players.map((p) => ({ name: p.name, score: p.score }));
+      if (raw.rules)
         answer.rules = Object.fromEntries(
-          Object.entries(rules).map(([k, v]) => [
+          Object.entries(raw.rules).map(([k, v]) => [
             k,
             typeof v === "boolean" ? (v ? "True" : "False") : String(v),
           ]),
         );
-      } catch (err) {
-        answer.error = errorText(err);
-      } finally {
-        server?.disconnect();
-      }
+      if (raw.error !== undefined) answer.error = raw.error;
       return answer;
     },
-    datagramsSent: () => null,
     async close() {},
   };
 }

@@ -1,58 +1,90 @@
 /**
  * Part 1, query throughput: one simulated fleet (challenges, split and compressed replies), queried
- * for INFO + PLAYER + RULES by gsindex, GameDig and @fabricio-191/valve-server-query at the same
- * concurrency, each in its own process. Rounds alternate the contenders; the best round of each counts
- * (a shared, noisy machine only ever slows a run down).
+ * for INFO + PLAYER + RULES by gsindex, GameDig and @fabricio-191/valve-server-query with the same
+ * retry policy (contenders.ts maps it onto each library's options) at each concurrency, each in its own
+ * process, beside a bare node:dgram loop (echo-floor.ts) that gives the floor CPU per datagram.
+ * Rounds run every contender once, in alternating order; figures are medians over the rounds with
+ * their spread (a shared, noisy machine moves wall time far more than CPU per server).
  */
+import { execFileSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { benchScript, RUN_OCTET, runChild } from "../lib/child";
 import { profileMarkdown, summariseProfile, type ProfileSummary } from "../lib/profile";
-import { mib, num, ratio, seconds, table, type PartResult, type Verdict } from "../lib/report";
+import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { ANSWERING_MIX, procCpuMs, startSimulator } from "../lib/simulator";
 import type { ContenderResult } from "./contender";
 import type { ContenderId } from "./contenders";
+import type { FloorResult } from "./echo-floor";
 
 const CONTENDERS: ContenderId[] = ["gamedig", "fabricio", "gsindex"];
-const TIMEOUT_MS = 1000;
-const ROUNDS = 2;
+/** The retry policy every contender gets: each request sent up to SENDS times, SEND_WAIT_MS apart. */
+const SEND_WAIT_MS = 500;
+const SENDS = 2;
+const ROUNDS = 3;
+const FLOOR_ROUND_TRIPS = 40_000;
 const HOST = `127.77.${RUN_OCTET}.1`;
 const BASE_PORT = 20000;
 
 interface Run extends ContenderResult {
   simulatorCpuMs: number;
+  round: number;
 }
 
-/** What limits gsindex's figure, from its own numbers and its profile. */
-function limits(
-  ours: Run | undefined,
-  gamedig: Run | undefined,
-  profile: ProfileSummary | undefined,
-  concurrency: number,
-): string {
-  if (!ours || !gamedig) return "";
-  const share = (origin: string): number =>
-    (profile?.byOrigin.find((o) => o.origin === origin)?.share ?? 0) * 100;
-  // The UDP send binding shows as native `send` (inspector profile) or node:dgram's doSend (--cpu-prof).
-  const sendShare =
-    (profile?.top
-      .filter(
-        (t) =>
-          (t.fn === "send" && t.where === "") ||
-          (t.fn === "doSend" && t.where.startsWith("node:dgram")),
-      )
-      .reduce((sum, t) => sum + t.share, 0) ?? 0) * 100;
-  const oursCpu = (ours.cpuUserMs + ours.cpuSystemMs) / ours.servers;
-  const theirCpu = (gamedig.cpuUserMs + gamedig.cpuSystemMs) / gamedig.servers;
-  const oursLatency = (concurrency * 1000) / ours.serversPerSecond;
-  const theirLatency = (concurrency * 1000) / gamedig.serversPerSecond;
-  return [
-    `What limits it: at a fixed concurrency, servers/s = concurrency / time each server is in flight (Little's law): ${num(oursLatency, 1)} ms for gsindex, ${num(theirLatency, 1)} ms for GameDig. ` +
-      `That time is the client's sequential round trips (INFO, PLAYER, RULES and their challenges: ${ours.datagramsPerServer === null ? "n/a" : num(ours.datagramsPerServer, 2)} requests per server for gsindex) plus waiting for a CPU: ` +
-      `gsindex needs ${num(oursCpu, 3)} CPU ms per server, GameDig ${num(theirCpu, 3)} (${ratio(theirCpu, oursCpu)} as much), and on 2 shared cores with the simulator and other work running, CPU queueing is most of the time in flight. ` +
-      `Of gsindex's CPU, the profile puts ${num(sendShare, 1)} % in the UDP send call (on loopback the sending syscall also delivers the datagram to the receiver), ${num(share("garbage collector"), 1)} % in garbage collection, ${num(share("seek-bzip"), 1)} % in bzip2 decompression and ${num(share("gsindex protocol/valve") + share("gsindex protocol/transport") + share("gsindex protocol/wire"), 1)} % in gsindex's own protocol code: ` +
-      "the per-datagram cost every client pays is a large part of what remains; round trips are already down to what the servers require (see below), and on loopback a round trip is mostly CPU queueing.",
-  ].join("");
+interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return { median, min: sorted[0] ?? NaN, max: sorted[sorted.length - 1] ?? NaN };
+}
+
+function spreadText(s: Spread, digits: number): string {
+  return `${num(s.median, digits)} (${num(s.min, digits)}-${num(s.max, digits)})`;
+}
+
+const cpuPerServer = (r: Run): number => (r.cpuUserMs + r.cpuSystemMs) / r.servers;
+
+function uptimeText(): string {
+  try {
+    return execFileSync("uptime", { encoding: "utf8" }).trim();
+  } catch {
+    return `load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`;
+  }
+}
+
+interface Summary {
+  lib: ContenderId;
+  label: string;
+  runs: Run[];
+  rate: Spread;
+  cpu: Spread;
+  sent: number;
+  received: number;
+}
+
+function summarise(lib: ContenderId, runs: Run[]): Summary {
+  return {
+    lib,
+    label: runs[0]?.label ?? lib,
+    runs,
+    rate: spread(runs.map((r) => r.serversPerSecond)),
+    cpu: spread(runs.map(cpuPerServer)),
+    sent: spread(runs.map((r) => r.datagramsSentPerServer)).median,
+    received: spread(runs.map((r) => r.datagramsReceivedPerServer)).median,
+  };
 }
 
 export async function runQueryPart(
@@ -61,6 +93,7 @@ export async function runQueryPart(
   log: (line: string) => void,
 ): Promise<PartResult> {
   const started = Date.now();
+  const uptimeBefore = uptimeText();
   const fleetFile = path.join(outDir, "query-fleet.json");
   log(`query: starting ${options.queryServers} simulated servers on ${HOST}`);
   const sim = await startSimulator({
@@ -71,109 +104,181 @@ export async function runQueryPart(
     jsonOut: fleetFile,
   });
   const simPid = sim.child.pid;
-  const concurrency = options.queryConcurrency;
-  const contenderArgs = (lib: ContenderId): string[] => [
-    "--lib",
-    lib,
-    "--fleet",
-    fleetFile,
-    "--concurrency",
-    String(concurrency),
-    "--timeout-ms",
-    String(TIMEOUT_MS),
-  ];
-  const runOne = async (lib: ContenderId, profileOut?: string): Promise<Run> => {
+  const concurrencies = options.queryConcurrency;
+  const runOne = async (
+    lib: ContenderId,
+    concurrency: number,
+    round: number,
+    profileOut?: string,
+  ): Promise<Run> => {
     const simBefore = procCpuMs(simPid);
-    const args = contenderArgs(lib);
+    const args = [
+      "--lib",
+      lib,
+      "--fleet",
+      fleetFile,
+      "--concurrency",
+      String(concurrency),
+      "--send-wait-ms",
+      String(SEND_WAIT_MS),
+      "--sends",
+      String(SENDS),
+    ];
     if (profileOut !== undefined) args.push("--profile-out", profileOut);
     const { result } = await runChild<ContenderResult>(benchScript("query/contender"), args, {
       raiseFileLimit: true,
     });
-    return { ...result, simulatorCpuMs: procCpuMs(simPid) - simBefore };
+    return { ...result, simulatorCpuMs: procCpuMs(simPid) - simBefore, round };
   };
-  const runs = new Map<ContenderId, Run[]>();
+  const runFloor = async (concurrency: number): Promise<FloorResult> => {
+    const { result } = await runChild<FloorResult>(benchScript("query/echo-floor"), [
+      "--fleet",
+      fleetFile,
+      "--concurrency",
+      String(concurrency),
+      "--round-trips",
+      String(FLOOR_ROUND_TRIPS),
+    ]);
+    return result;
+  };
+  const runs = new Map<number, Map<ContenderId, Run[]>>();
+  const floors = new Map<number, FloorResult[]>();
   const profiles = new Map<ContenderId, ProfileSummary>();
   try {
     // Warm-up: the simulator encodes, splits and compresses each reply on first use.
     log("query: warm-up pass");
-    await runOne("gsindex");
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
-      for (const lib of order) {
-        const run = await runOne(lib);
+    await runOne("gsindex", concurrencies[0] ?? 100, 0);
+    for (const concurrency of concurrencies) {
+      const byLib = new Map<ContenderId, Run[]>();
+      runs.set(concurrency, byLib);
+      floors.set(concurrency, []);
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
+        for (const lib of order) {
+          const run = await runOne(lib, concurrency, round + 1);
+          log(
+            `query: c=${concurrency} round ${round + 1} ${lib}: ${num(run.serversPerSecond)} servers/s, ${num(cpuPerServer(run), 3)} CPU ms/server, ${run.correctness.allCorrect}/${run.servers} correct`,
+          );
+          byLib.set(lib, [...(byLib.get(lib) ?? []), run]);
+        }
+        const floor = await runFloor(concurrency);
         log(
-          `query: round ${round + 1} ${lib}: ${num(run.serversPerSecond)} servers/s, ${run.correctness.allCorrect}/${run.servers} correct`,
+          `query: c=${concurrency} round ${round + 1} floor: ${num(floor.cpuMsPerDatagram * 1000, 2)} CPU us/datagram`,
         );
-        runs.set(lib, [...(runs.get(lib) ?? []), run]);
+        floors.get(concurrency)?.push(floor);
       }
     }
     if (!options.noProfile) {
       for (const lib of ["gsindex", "gamedig"] as ContenderId[]) {
         const file = path.join(outDir, `query-${lib}.cpuprofile`);
-        await runOne(lib, file);
+        await runOne(lib, concurrencies[0] ?? 100, 0, file);
         profiles.set(lib, summariseProfile(file));
       }
     }
   } finally {
     await sim.stop();
   }
+  const uptimeAfter = uptimeText();
 
-  const best = new Map<ContenderId, Run>();
-  for (const [lib, list] of runs)
-    best.set(
-      lib,
-      list.reduce((a, b) => (b.serversPerSecond > a.serversPerSecond ? b : a)),
+  const verdicts: Verdict[] = [];
+  const sections: string[] = [];
+  const data: Record<string, unknown> = {};
+  for (const concurrency of concurrencies) {
+    const byLib = runs.get(concurrency) ?? new Map<ContenderId, Run[]>();
+    const summaries = CONTENDERS.filter((lib) => byLib.has(lib)).map((lib) =>
+      summarise(lib, byLib.get(lib) ?? []),
     );
-  const ours = best.get("gsindex");
-  const gamedig = best.get("gamedig");
-  const peers = [...best.values()].filter((r) => r.id !== "gsindex");
-  const bestPeer = peers.reduce<Run | undefined>(
-    (a, b) => (a === undefined || b.serversPerSecond > a.serversPerSecond ? b : a),
-    undefined,
-  );
-  const rows = [...best.values()].map((r) => {
-    const cpuMs = r.cpuUserMs + r.cpuSystemMs;
-    const c = r.correctness;
-    return [
-      r.label,
-      `**${num(r.serversPerSecond)}**`,
-      seconds(r.wallMs),
-      `${c.allCorrect} / ${r.servers} (info ${c.infoCorrect}, players ${c.playersCorrect}, rules ${c.rulesCorrect})`,
-      `${seconds(cpuMs)} (${num(cpuMs / r.servers, 3)} ms/server)`,
-      `${num((concurrency * 1000) / r.serversPerSecond, 1)} ms`,
-      r.datagramsPerServer === null ? "not counted" : num(r.datagramsPerServer, 2),
-      mib(r.peakRssBytes),
-      seconds(r.simulatorCpuMs),
-      bestPeer ? ratio(r.serversPerSecond, bestPeer.serversPerSecond) : "n/a",
-      gamedig ? ratio(r.serversPerSecond, gamedig.serversPerSecond) : "n/a",
+    const ours = summaries.find((s) => s.lib === "gsindex");
+    const gamedig = summaries.find((s) => s.lib === "gamedig");
+    const floor = spread((floors.get(concurrency) ?? []).map((f) => f.cpuMsPerDatagram));
+    // Ratios per round (the two ran minutes apart at most), then their spread.
+    const roundRatios = (f: (ours: Run, theirs: Run) => number): Spread =>
+      spread(
+        (ours?.runs ?? []).flatMap((o) => {
+          const g = gamedig?.runs.find((r) => r.round === o.round);
+          return g ? [f(o, g)] : [];
+        }),
+      );
+    const speed = roundRatios((o, g) => o.serversPerSecond / g.serversPerSecond);
+    const cpu = roundRatios((o, g) => cpuPerServer(o) / cpuPerServer(g));
+    const rows = summaries.map((s) => {
+      const worst = s.runs.reduce((a, b) =>
+        b.correctness.allCorrect < a.correctness.allCorrect ? b : a,
+      );
+      const c = worst.correctness;
+      const datagrams = s.sent + s.received;
+      return [
+        s.label,
+        `**${spreadText(s.rate, 0)}**`,
+        `**${spreadText(s.cpu, 3)}**`,
+        `${c.allCorrect} / ${worst.servers} (info ${c.infoCorrect}, players ${c.playersCorrect}, rules ${c.rulesCorrect})`,
+        `${num(s.sent, 2)} / ${num(s.received, 2)}`,
+        `${num(s.cpu.median / (datagrams * floor.median), 2)}x`,
+        mib(Math.max(...s.runs.map((r) => r.peakRssBytes))),
+        seconds(spread(s.runs.map((r) => r.simulatorCpuMs)).median),
+      ];
+    });
+    const floorRow = [
+      "bare node:dgram loop (the floor)",
+      `${num(spread((floors.get(concurrency) ?? []).map((f) => ((f.sent + f.received) / 2 / f.wallMs) * 1000)).median)} round trips/s`,
+      `${spreadText({ median: floor.median * 1000, min: floor.min * 1000, max: floor.max * 1000 }, 2)} us per datagram`,
+      "",
+      "1 / 1",
+      "1x",
+      mib(Math.max(...(floors.get(concurrency) ?? []).map((f) => f.peakRssBytes))),
+      "",
     ];
-  });
-  const allRounds = [...runs.values()]
-    .flat()
-    .map((r) => [
-      r.label,
-      num(r.serversPerSecond),
-      `${r.correctness.allCorrect}/${r.servers}`,
-      seconds(r.cpuUserMs + r.cpuSystemMs),
-    ]);
-  const factor = ours && gamedig ? ours.serversPerSecond / gamedig.serversPerSecond : NaN;
-  const verdicts: Verdict[] = [
-    {
-      what: "query throughput vs GameDig (same fleet, same concurrency)",
-      target: ">= 3x GameDig servers/s",
-      measured: Number.isFinite(factor)
-        ? `${num(factor, 2)}x (${num(ours?.serversPerSecond ?? 0)} vs ${num(gamedig?.serversPerSecond ?? 0)} servers/s)`
-        : "n/a",
-      met: Number.isFinite(factor) ? factor >= 3 : null,
-      gap: `${num(factor, 2)}x of 3x: ${num((3 / factor - 1) * 100, 0)} % short`,
-    },
-  ];
-  const failures = [...best.values()]
-    .filter((r) => r.correctness.examples.length > 0)
-    .map(
-      (r) =>
-        `- ${r.label}: ${r.correctness.examples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
+    const speedMet = speed.median >= 3;
+    const cpuMet = cpu.median <= 1 / 3;
+    verdicts.push(
+      {
+        what: `query throughput vs GameDig, matched retries, concurrency ${concurrency}`,
+        target: ">= 3x GameDig servers/s",
+        measured: `${num(speed.median, 2)}x (rounds ${num(speed.min, 2)}-${num(speed.max, 2)}x)`,
+        met: Number.isFinite(speed.median) ? speedMet : null,
+        gap: `${num((3 / speed.median - 1) * 100, 0)} % short`,
+      },
+      {
+        what: `query client CPU per server vs GameDig, concurrency ${concurrency}`,
+        target: "<= 1/3 of GameDig CPU per server",
+        measured: `${num(cpu.median, 3)} of it (1/${num(1 / cpu.median, 2)}; rounds ${num(cpu.min, 3)}-${num(cpu.max, 3)})`,
+        met: Number.isFinite(cpu.median) ? cpuMet : null,
+        gap: `${num(cpu.median * 3, 2)}x the target`,
+      },
     );
+    const floorMultiple = ours
+      ? ours.cpu.median / ((ours.sent + ours.received) * floor.median)
+      : NaN;
+    sections.push(
+      [
+        `### Concurrency ${concurrency}`,
+        "",
+        table(
+          [
+            "contender",
+            "servers/s, median (min-max)",
+            "client CPU ms per server, median (min-max)",
+            "answers correct (worst round)",
+            "datagrams sent / received per server",
+            "CPU per server vs (datagrams x floor)",
+            "peak RSS",
+            "simulator CPU per run",
+          ],
+          [...rows, floorRow],
+        ),
+        "",
+        `gsindex vs GameDig, per round: **${num(speed.median, 2)}x** the servers/s (${num(speed.min, 2)}-${num(speed.max, 2)}x; target >= 3x, ${speedMet ? "met" : "missed"}) at **${num(cpu.median, 3)}** of the CPU per server (1/${num(1 / cpu.median, 2)}; ${num(cpu.min, 3)}-${num(cpu.max, 3)}; target <= 1/3, ${cpuMet ? "met" : "missed"}). ` +
+          `Floor: a bare node:dgram loop costs ${num(floor.median * 1000, 2)} us of CPU per datagram sent or received; gsindex spends ${num(ours?.cpu.median ?? NaN, 3)} ms per server for ${num((ours?.sent ?? NaN) + (ours?.received ?? NaN), 2)} datagrams, **${num(floorMultiple, 2)}x** the floor.`,
+      ].join("\n"),
+    );
+    data[String(concurrency)] = {
+      summaries: summaries.map(({ runs: r, ...rest }) => ({ ...rest, runs: r })),
+      floors: floors.get(concurrency),
+      speed,
+      cpu,
+      floorMultiple,
+    };
+  }
 
   const sims = sim.specs;
   const challenged = sims.filter(
@@ -185,48 +290,59 @@ export async function runQueryPart(
     (s) => s.behaviour?.splitFormat === "goldsrc" && s.state.keywords.includes("bigrules"),
   ).length;
   const reordered = sims.filter((s) => s.behaviour?.reorder === true).length;
+  const failures = [...runs.values()]
+    .flatMap((m) => [...m.values()].flat())
+    .filter((r) => r.correctness.examples.length > 0)
+    .slice(0, 6)
+    .map(
+      (r) =>
+        `- ${r.label} (c=${r.concurrency}, round ${r.round}): ${r.correctness.examples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
+    );
+  const allRounds = [...runs.entries()].flatMap(([c, m]) =>
+    [...m.values()]
+      .flat()
+      .sort((a, b) => a.round - b.round)
+      .map((r) => [
+        String(c),
+        String(r.round),
+        r.label,
+        num(r.serversPerSecond),
+        num(cpuPerServer(r), 3),
+        `${r.correctness.allCorrect}/${r.servers}`,
+      ]),
+  );
 
   const markdown = [
     `Fleet: ${num(sims.length)} simulated servers on ${HOST} (one \`gsindex simulate\` process; \`makeFleet\` seed 1 with the failure modes off: no silent, lossy, slow, malformed, duplicating or rules-less servers, so every contender can answer everything). ` +
       `${num(challenged)} servers demand challenges (INFO and/or PLAYER+RULES), ${num(bigRules)} answer RULES in split replies (${num(goldsrcSplit)} in the GoldSrc layout, ${num(compressed)} bzip2-compressed), ${num(reordered)} reorder their fragments.`,
-    `Each contender runs in its own process and asks every server for INFO, PLAYER and RULES with ${concurrency} servers in flight, timeout ${TIMEOUT_MS} ms, one re-send. ` +
-      `Answers are checked field by field against the fleet spec after the clock stops. ${ROUNDS} rounds in alternating order after a warm-up pass; the best round of each contender is shown (all rounds below).`,
     "",
-    table(
-      [
-        "contender",
-        "servers/s",
-        "wall",
-        "answers correct",
-        "CPU (user+sys)",
-        "time per server (Little)",
-        "requests sent per server",
-        "peak RSS",
-        "simulator CPU",
-        "vs best peer",
-        "vs GameDig",
-      ],
-      rows,
-    ),
+    `Matched retries: every contender sends each request up to ${SENDS} times, ${SEND_WAIT_MS} ms apart. In each library's terms (bench/query/contenders.ts has the reading of their code): gsindex \`timeoutMs: ${SENDS * SEND_WAIT_MS}, retries: ${SENDS - 1}\` (per part; PLAYER and RULES give their first request half of that to keep time for the \`W\` fallback); ` +
+      `GameDig \`socketTimeout: ${SEND_WAIT_MS}, maxRetries: ${SENDS}, attemptTimeout: ${3 * SENDS * SEND_WAIT_MS}\` (GameDig never re-sends a request: \`maxRetries\` counts whole attempts, 1 = one attempt, and a second attempt re-runs the query from INFO); ` +
+      `valve-server-query \`timeout: ${2 * SEND_WAIT_MS}\` (it re-sends once at timeout / 2).`,
     "",
-    `Target: gsindex >= 3x GameDig's servers/s at equal concurrency: **${verdicts[0]?.measured}**, ${verdicts[0]?.met ? "met" : "missed"}.`,
+    `Each contender runs in its own process and asks every server for INFO, PLAYER and RULES with C servers in flight. Answers are checked field by field against the fleet spec after the clock stops. ` +
+      `${ROUNDS} rounds per concurrency after a warm-up pass, the contenders in alternating order, then the floor loop; figures are medians with the min-max over the rounds, and the gsindex/GameDig ratios are taken per round (the two ran within seconds of each other). ` +
+      `Datagrams are counted on node:dgram's socket for every contender alike. The floor: bench/query/echo-floor.ts, one socket sending A2S_INFO to the same simulator with C requests in flight, the next sent as each reply arrives (${num(FLOOR_ROUND_TRIPS)} round trips); its CPU per datagram times a contender's datagrams per server is the least any client could spend.`,
     "",
-    limits(ours, gamedig, profiles.get("gsindex"), concurrency),
+    `Load: before the part \`${uptimeBefore}\`; after \`${uptimeAfter}\` (${os.cpus().length} cores). Client CPU per server holds under load far better than servers/s, which on a saturated machine is mostly waiting for a core.`,
     "",
+    ...sections.flatMap((s) => [s, ""]),
     failures.length > 0
       ? `Examples of answers that did not match the spec:\n\n${failures.join("\n")}\n`
       : "Every answer of every contender matched the spec.\n",
     "All rounds:",
     "",
-    table(["contender", "servers/s", "correct", "CPU"], allRounds),
+    table(
+      ["concurrency", "round", "contender", "servers/s", "CPU ms/server", "correct"],
+      allRounds,
+    ),
     "",
-    "Round trips: gsindex asks PLAYER and RULES with the challenge INFO already got (a server answers a stale one with a fresh challenge, as it answers -1, so this never costs a round), which is why it sends " +
-      `${ours?.datagramsPerServer === null || ours === undefined ? "fewer" : num(ours.datagramsPerServer ?? 0, 2)} requests per server here; a client that asks -1 first for each part sends about 5 on this fleet.`,
+    "Round trips: gsindex asks PLAYER and RULES with the challenge INFO already got (a server answers a stale one with a fresh challenge, as it answers -1, so this never costs a round), which is why it sends fewer requests per server than the peers.",
     "",
     "@fabricio-191/valve-server-query was chosen as the second peer: of the npm A2S libraries (it, steam-server-query, source-server-query) it is the only one that handles the INFO challenge, both split layouts and bzip2. Its documented use connects first (`Server(...)`, which asks INFO to learn the challenge mode) and then asks INFO, PLAYER and RULES, one socket per server: that is what it costs, so it is measured that way.",
     ...[...profiles].map(
       ([lib, summary]) =>
-        `\n${profileMarkdown(summary, `the ${lib} contender (a separate profiled run of the same fleet, the measured section only)`)}`,
+        `\n${profileMarkdown(summary, `the ${lib} contender at concurrency ${concurrencies[0] ?? 100} (a separate profiled run of the same fleet, the measured section only)`)}`,
     ),
   ].join("\n");
   return {
@@ -234,13 +350,15 @@ export async function runQueryPart(
     title: "Query throughput (gsindex vs GameDig vs @fabricio-191/valve-server-query)",
     markdown,
     commands: [
-      `npm run bench -- --only query --query-servers ${options.queryServers} --concurrency ${concurrency}`,
+      `npm run bench -- --only query --query-servers ${options.queryServers} --concurrency ${concurrencies.join(",")}`,
     ],
     verdicts,
     data: {
-      best: Object.fromEntries(best),
-      runs: Object.fromEntries(runs),
+      runs: Object.fromEntries([...runs].map(([c, m]) => [c, Object.fromEntries(m)])),
+      summary: data,
       profiles: Object.fromEntries(profiles),
+      uptimeBefore,
+      uptimeAfter,
     },
     wallMs: Date.now() - started,
   };

@@ -22,6 +22,7 @@ import {
   type ListSplit,
   type ListedServer,
   type ListingTruncation,
+  type SourceRecord,
 } from "./list-source";
 import { mapLimit, type Querier } from "./querier";
 import {
@@ -33,8 +34,10 @@ import {
   lastResumeCursor,
   listRuns,
   loadSource,
+  narrowToFirstQueries,
   openCrawlIfIdle,
   pendingBatchKeys,
+  planIndexListing,
   type CrawlRecord,
 } from "./store/crawl-store";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
@@ -88,6 +91,29 @@ export interface CrawlSettings {
   /** Deadline for one listing run. */
   listTimeoutMs: number;
   addressAllowList: readonly AllowEntry[];
+  /**
+   * QUERY_FROM_INDEX: the index source queries every known server, so the other sources' crawls only list
+   * (and query what they find that was never queried). A source's `query` option overrides it either way.
+   * @defaultValue false
+   */
+  queryFromIndex?: boolean;
+}
+
+export type CrawlMode = "index" | "listing-only" | "list-and-query";
+
+/**
+ * What a crawl of the source queries: `index`, every known server (the index source); `listing-only`, only
+ * the servers its listing found that were never queried (the index source re-queries the rest); and
+ * `list-and-query`, everything its listing found (the behaviour before the index source, still the default).
+ */
+export function crawlModeOf(
+  source: Pick<SourceRecord, "kind" | "options">,
+  settings: Pick<CrawlSettings, "queryFromIndex">,
+): CrawlMode {
+  if (source.kind === "INDEX") return "index";
+  const query = ((source.options ?? {}) as Record<string, unknown>).query;
+  const queries = typeof query === "boolean" ? query : settings.queryFromIndex !== true;
+  return queries ? "list-and-query" : "listing-only";
 }
 
 export type CrawlEvent =
@@ -286,11 +312,30 @@ export async function listRun(
   const source = await loadSource(deps.db, crawl.sourceId);
   if (!source) return;
   let batchKeys: string[];
+  const mode = crawlModeOf(source, deps.settings);
   if (run.finished) {
     // A retried job: the listing is recorded; hand on whatever of it is still pending.
     batchKeys = (await pendingBatchKeys(deps.db, crawl.id)).filter((k) =>
       k.startsWith(`${splitLabel(run, index)}-`),
     );
+  } else if (mode === "index") {
+    const planned = await planIndexListing(deps.db, {
+      crawlId: crawl.id,
+      runId: run.id,
+      label: splitLabel(run, index),
+      batchSize: deps.settings.queryBatchSize,
+      delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
+    });
+    batchKeys = planned.batchKeys;
+    if (!planned.alreadyDone)
+      deps.onEvent?.({
+        type: "listed",
+        crawlId: crawl.id,
+        region: run.region,
+        found: planned.found,
+        partial: false,
+        error: null,
+      });
   } else {
     const split: ListSplit = { region: run.region, split: run.split };
     let servers: ListedServer[] = [];
@@ -366,6 +411,7 @@ export async function listRun(
         deps.logger.debug({ crawl: crawl.key, region: run.region, error }, "listing stopped short");
     }
   }
+  if (mode === "listing-only") batchKeys = await narrowToFirstQueries(deps.db, crawl.id, batchKeys);
   await deps.sink.queryBatches(
     batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })),
   );
@@ -454,7 +500,10 @@ async function requeueOpenWork(deps: CrawlDeps, crawl: CrawlRecord): Promise<voi
   await deps.sink.listRuns(
     runs.map((r) => ({ crawlId: crawl.id, crawlKey: crawl.key, runId: r.id })),
   );
-  const batchKeys = await pendingBatchKeys(deps.db, crawl.id);
+  let batchKeys = await pendingBatchKeys(deps.db, crawl.id);
+  const source = await loadSource(deps.db, crawl.sourceId);
+  if (source && crawlModeOf(source, deps.settings) === "listing-only")
+    batchKeys = await narrowToFirstQueries(deps.db, crawl.id, batchKeys);
   await deps.sink.queryBatches(
     batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })),
   );
@@ -485,7 +534,7 @@ async function logCrawlSummary(
         failed: true,
         timedOut: true,
         refused: true,
-        source: { select: { name: true } },
+        source: { select: { name: true, kind: true, options: true } },
       },
     }),
     deps.db.crawlRun.findMany({
@@ -497,6 +546,7 @@ async function logCrawlSummary(
   const line = {
     crawl: crawl.key,
     source: totals?.source.name,
+    mode: totals ? crawlModeOf(totals.source, deps.settings) : undefined,
     listed: totals?.listed,
     queried: totals?.queried,
     answered: totals?.answered,

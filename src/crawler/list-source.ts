@@ -64,7 +64,7 @@ export interface ListSource {
 export interface SourceRecord {
   id: number;
   name: string;
-  kind: "VALVE_UDP" | "STEAM_WEB_API" | "MANAGEMENT" | "ADDRESS_LIST";
+  kind: "VALVE_UDP" | "STEAM_WEB_API" | "MANAGEMENT" | "ADDRESS_LIST" | "INDEX";
   host: string;
   port: number | null;
   filter: string;

@@ -25,6 +25,7 @@ export function crawlSettingsOf(config: Config): CrawlSettings {
     },
     listTimeoutMs: config.listTimeoutMs,
     addressAllowList: config.addressAllowList,
+    queryFromIndex: config.queryFromIndex,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Prisma } from "../generated/prisma/client";
 import type { MasterSourceConfig } from "../shared/config";
 import type { Db } from "../shared/db";
 import type { Logger } from "../shared/logger";
+import { INDEX_SOURCE_NAME } from "./sources/index-source";
 import {
   JOB,
   RETENTION_SCHEDULER_ID,
@@ -40,6 +41,37 @@ export async function upsertConfiguredSources(
       update: data,
     });
   }
+}
+
+/**
+ * The built-in index source (kind INDEX, sources/index-source.ts): with QUERY_FROM_INDEX it exists, enabled,
+ * with QUERY_INTERVAL_MS as its interval, and its sweep queries every known server; without it, a row left
+ * from an earlier run is disabled (so its scheduler goes) and the other sources query what they list.
+ */
+export async function upsertIndexSource(
+  db: Db,
+  input: { enabled: boolean; intervalMs: number },
+): Promise<void> {
+  const data = {
+    kind: "INDEX" as const,
+    host: "",
+    port: null,
+    filter: "",
+    regions: [],
+    intervalMs: input.intervalMs,
+    enabled: input.enabled,
+  };
+  if (input.enabled)
+    await db.masterSource.upsert({
+      where: { name: INDEX_SOURCE_NAME },
+      create: { name: INDEX_SOURCE_NAME, ...data },
+      update: data,
+    });
+  else
+    await db.masterSource.updateMany({
+      where: { name: INDEX_SOURCE_NAME, kind: "INDEX" },
+      data: { enabled: false },
+    });
 }
 
 /**

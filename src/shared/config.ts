@@ -194,6 +194,13 @@ const SETTINGS = {
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
   crawlIntervalMs: fromEnv("CRAWL_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
+  /**
+   * 1: the built-in `index` source queries every known server each QUERY_INTERVAL_MS and the other sources only
+   * list (docs/crawler.md, "Cadence"); 0: each source's crawl queries what it lists.
+   */
+  queryFromIndex: fromEnv("QUERY_FROM_INDEX", bool.default(false)),
+  /** Interval of the index source's crawls (QUERY_FROM_INDEX): how often a known server is queried. */
+  queryIntervalMs: fromEnv("QUERY_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
   workerConcurrency: fromEnv("WORKER_CONCURRENCY", int(1, 256).default(16)),
   queryConcurrency: fromEnv("QUERY_CONCURRENCY", int(1, 100_000).default(800)),
   queryBatchSize: fromEnv("QUERY_BATCH_SIZE", int(1, 5000).default(250)),

@@ -16,6 +16,7 @@ import { scheduledSlotMs, startWorkers, type RunningWorkers } from "../../src/cr
 import { loadConfig, type Config } from "../../src/shared/config";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
+import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
@@ -113,16 +114,7 @@ describe("one crawl per source at a time", () => {
     });
     workers = startWorkers(
       deps,
-      {
-        redisUrl: REDIS_URL,
-        prefix: config.queuePrefix,
-        concurrency: 4,
-        stalledIntervalMs: 5000,
-        lockDurationMs: 10_000,
-        historyRawDays: 7,
-        historyRollupDays: 0,
-        graceMs: 5000,
-      },
+      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix),
       logger,
     );
     scheduler = await startScheduler(t.db, queues, logger, 2500);

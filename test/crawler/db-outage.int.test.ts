@@ -28,6 +28,7 @@ import { makeFleet } from "../../src/simulator/make-fleet";
 import { startOwnPostgres, type OwnPostgres } from "../../src/shared/own-services";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
+import { testWorkerSettings } from "../helpers/workers";
 
 jest.setTimeout(300_000);
 
@@ -122,18 +123,11 @@ describe("a PostgreSQL outage mid-crawl", () => {
     });
     workers = startWorkers(
       deps,
-      {
-        redisUrl: REDIS_URL,
-        prefix,
+      testWorkerSettings({ redisUrl: REDIS_URL }, prefix, {
         concurrency: 2,
-        stalledIntervalMs: 5000,
-        lockDurationMs: 10_000,
-        historyRawDays: 7,
-        historyRollupDays: 0,
-        graceMs: 5000,
         outageWaitMs: 120_000,
         outageRetryMs: 1000,
-      },
+      }),
       logger,
     );
     const now = Date.now();

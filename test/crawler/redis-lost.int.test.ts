@@ -22,6 +22,7 @@ import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { waitFor } from "../helpers/wait-for";
+import { testWorkerSettings } from "../helpers/workers";
 
 jest.setTimeout(180_000);
 
@@ -114,17 +115,11 @@ describe("a crawl whose queued jobs Redis lost", () => {
     );
 
     // The source's next tick: it finds the crawl running, is skipped, and hands the crawl its steps again.
-    const workerSettings = {
-      redisUrl: redis.url,
-      prefix: config.queuePrefix,
-      concurrency: 4,
-      stalledIntervalMs: 5000,
-      lockDurationMs: 10_000,
-      historyRawDays: 7,
-      historyRollupDays: 0,
-      graceMs: 2000,
-    };
-    workers = startWorkers(deps, workerSettings, logger);
+    workers = startWorkers(
+      deps,
+      testWorkerSettings({ redisUrl: redis.url }, config.queuePrefix, { graceMs: 2000 }),
+      logger,
+    );
     await enqueueCrawl(queues, source.id);
     const finished = await waitFor(
       "the crawl that lost its jobs to finish",

@@ -20,6 +20,7 @@ import { silentLogger } from "../../src/shared/logger";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { auth, startTestApi, type TestApi } from "../graphql/helpers/api";
+import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
@@ -83,16 +84,7 @@ describe("cancelling a source", () => {
         sink: createQueueSink(queues),
         querier,
       }),
-      {
-        redisUrl: REDIS_URL,
-        prefix: config.queuePrefix,
-        concurrency: 2,
-        stalledIntervalMs: 5000,
-        lockDurationMs: 10_000,
-        historyRawDays: 7,
-        historyRollupDays: 0,
-        graceMs: 5000,
-      },
+      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix, { concurrency: 2 }),
       silentLogger,
     );
   });

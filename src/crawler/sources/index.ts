@@ -4,6 +4,7 @@ import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from "../
 import type { ListSourceFactory, SourceRecord } from "../list-source";
 import { createOutboundGuard, type LookupAll } from "../outbound-guard";
 import { createAddressListSource } from "./address-list-source";
+import { createIndexSource } from "./index-source";
 import { createManagementSource } from "./management-source";
 import { createSteamWebApiSource } from "./steam-web-api-source";
 import { createValveMasterSource } from "./valve-master-source";
@@ -56,6 +57,8 @@ export function createListSourceFactory(
           timeoutMs: config.masterTimeoutMs,
           guard: managementGuard,
         });
+      case "INDEX":
+        return createIndexSource();
     }
   };
 }

@@ -349,3 +349,73 @@ export async function cancelOpenCrawls(
     WHERE source_id = ${sourceId} AND finished_at IS NULL RETURNING key`;
   return rows.map((r) => r.key);
 }
+
+/**
+ * The index source's listing (sources/index-source.ts): every known server that may be queried (not delisted,
+ * not refused by the address policy at its listing, not a management registration, its source enabled) goes
+ * into the crawl's batches, `batchSize` ids each in id order, in one statement, so the crawler never holds the
+ * index in memory. The run is claimed first, as recordListing does: a retried job finds it done and gets its
+ * batch keys back. A server its source has missed DELIST_AFTER_MISSED_CRAWLS times is left out even when its
+ * status is no longer DELISTED: an answer to a query in flight when its source delisted it writes it ONLINE
+ * again (store/server-store.ts applyStates), and the index must not keep it alive. Nothing is written to game_server: an index crawl lists no server, so it keeps no server
+ * from missing its own sources' listings (they alone delist).
+ */
+export async function planIndexListing(
+  db: Db,
+  input: {
+    crawlId: number;
+    runId: number;
+    label: string;
+    batchSize: number;
+    delistAfterMissedCrawls: number;
+  },
+): Promise<{ alreadyDone: boolean; found: number; batchKeys: string[] }> {
+  return db.$transaction(async (tx) => {
+    const claimed = await tx.$queryRaw<{ id: bigint }[]>`
+      UPDATE crawl_run SET finished_at = now(), partial = false WHERE id = ${input.runId} AND finished_at IS NULL RETURNING id`;
+    if (claimed.length === 0) {
+      const keys = await tx.$queryRaw<
+        { batch_key: string }[]
+      >`SELECT batch_key FROM crawl_batch WHERE run_id = ${input.runId} ORDER BY batch_key`;
+      return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
+    }
+    const planned = await tx.$queryRaw<{ batch_key: string; n: number }[]>`
+      WITH known AS (
+        SELECT g.id, (row_number() OVER (ORDER BY g.id) - 1) / ${input.batchSize} AS page
+        FROM game_server g JOIN master_source s ON s.id = g.source_id
+        WHERE g.status <> 'DELISTED' AND g.missed_listings < ${input.delistAfterMissedCrawls}
+          AND NOT g.not_queryable AND NOT g.management_registered AND s.enabled)
+      INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
+      SELECT ${input.crawlId}, ${input.label} || '-' || page, ${input.runId}, array_agg(id ORDER BY id) FROM known GROUP BY page
+      ON CONFLICT DO NOTHING
+      RETURNING batch_key, cardinality(server_ids) AS n`;
+    const found = planned.reduce((sum, b) => sum + Number(b.n), 0);
+    await tx.$executeRaw`UPDATE crawl_run SET found = ${found} WHERE id = ${input.runId}`;
+    await tx.$executeRaw`UPDATE crawl SET listed = listed + ${found}, listed_at = GREATEST(listed_at, now()) WHERE id = ${input.crawlId}`;
+    return { alreadyDone: false, found, batchKeys: planned.map((b) => b.batch_key).sort() };
+  }, TX_OPTIONS);
+}
+
+/**
+ * A listing-only crawl (the index source queries known servers): its pending batches keep only the servers
+ * never queried yet, so a server a listing discovers is queried within that crawl, not a query interval later,
+ * and a known one is not queried twice. A batch left empty is done. Returns the keys still to run; safe to
+ * repeat (a retried listing job), since a server queried meanwhile only drops out.
+ */
+export async function narrowToFirstQueries(
+  db: Db,
+  crawlId: number,
+  batchKeys: readonly string[],
+): Promise<string[]> {
+  if (batchKeys.length === 0) return [];
+  const rows = await db.$queryRaw<{ batch_key: string; n: number }[]>`
+    UPDATE crawl_batch b SET
+      server_ids = COALESCE((SELECT array_agg(g.id ORDER BY g.id) FROM game_server g WHERE g.id = ANY(b.server_ids) AND g.last_queried_at IS NULL), '{}'),
+      done_at = CASE WHEN EXISTS (SELECT 1 FROM game_server g WHERE g.id = ANY(b.server_ids) AND g.last_queried_at IS NULL) THEN NULL ELSE now() END
+    WHERE b.crawl_id = ${crawlId} AND b.batch_key = ANY(${[...batchKeys]}::text[]) AND b.done_at IS NULL
+    RETURNING b.batch_key, cardinality(b.server_ids) AS n`;
+  return rows
+    .filter((r) => Number(r.n) > 0)
+    .map((r) => r.batch_key)
+    .sort();
+}

@@ -7,6 +7,8 @@ export enum MasterSourceKind {
   STEAM_WEB_API = "STEAM_WEB_API",
   MANAGEMENT = "MANAGEMENT",
   ADDRESS_LIST = "ADDRESS_LIST",
+  /** The built-in `index` source (QUERY_FROM_INDEX): its crawls query every known server. */
+  INDEX = "INDEX",
 }
 registerEnumType(MasterSourceKind, { name: "MasterSourceKind" });
 

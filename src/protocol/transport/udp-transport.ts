@@ -7,9 +7,13 @@
  * which request it answers, so two requests in flight to one game server could not be told apart.
  * Thousands of remotes still run at once.
  *
- * Deadlines are AbortSignals (docs/code-layout.md, conventions); resends use one timer per in-flight exchange, cleared
- * as soon as it settles. Sockets are ref'd only while exchanges are in flight, so an idle transport never
- * keeps a process alive.
+ * Time: a query's budget is a deadline (a performance.now() time), not an AbortSignal and a timer of
+ * its own; re-sends, grace periods and deadlines of every exchange in flight sit in one list that a
+ * single sweep timer per transport walks every SWEEP_MS. At thousands of queries a second, a signal,
+ * a listener and a timer per query and per send were a large share of the client's CPU and garbage
+ * (docs/BENCHMARKS.md, query part). A caller's AbortSignal still aborts whatever hangs off it, through
+ * one listener for all (abort-link.ts). Sockets are ref'd only while exchanges are in flight, so an idle
+ * transport never keeps a process alive.
  */
 import dgram from "node:dgram";
 import { isIP } from "node:net";
@@ -31,8 +35,14 @@ export interface DatagramAssembler {
 export type HandlerResult<T> = { value: T; final: boolean } | undefined;
 
 export interface ExchangeOptions {
-  /** Deadline of the whole exchange (usually the query's signal). Aborting it rejects with TIMEOUT or ABORTED. */
-  signal: AbortSignal;
+  /**
+   * Aborts the exchange. Without `deadline` it is also the exchange's deadline: its abort rejects with
+   * TIMEOUT for a timeout reason (a ProtocolError reason as given), else ABORTED. With `deadline` it is
+   * the caller's: its abort is ABORTED whatever the reason.
+   */
+  signal?: AbortSignal;
+  /** performance.now() time at which the exchange fails with TIMEOUT (or settles with a tentative answer). */
+  deadline?: number;
   /** How long one attempt waits before the request is sent again. */
   attemptTimeoutMs: number;
   /** Re-sends after the first attempt; after the last attempt's wait the exchange fails with TIMEOUT. */
@@ -83,6 +93,17 @@ interface Channel {
   busy: boolean;
 }
 
+/** How often the sweep looks for re-sends and deadlines that are due: their resolution. */
+const SWEEP_MS = 10;
+
+/** Something with a due time in the transport's sweep list. */
+interface Timed {
+  dueAt: number;
+  /** Index in the sweep list, -1 when not in it. */
+  slot: number;
+  onDue(): void;
+}
+
 /** A lease on one remote's channel: exchanges through it, then release(). */
 export interface RemoteSession {
   exchange<T>(
@@ -106,6 +127,10 @@ export function canonicalIp(host: string): { ip: string; family: Family } | null
   return null;
 }
 
+function callerAborted(signal: AbortSignal): ProtocolError {
+  return new ProtocolError("ABORTED", "query aborted", { cause: signal.reason });
+}
+
 function abortError(signal: AbortSignal): ProtocolError {
   const reason: unknown = signal.reason;
   if (reason instanceof ProtocolError) return reason;
@@ -121,6 +146,9 @@ export class UdpTransport {
   private readonly channels = new Map<string, Channel>();
   private inFlight = 0;
   private closed = false;
+  /** Everything with a due time (re-sends, grace ends, deadlines, waits for a channel), swept by one timer. */
+  private readonly timed: Timed[] = [];
+  private sweepTimer: NodeJS.Timeout | null = null;
   readonly stats: UdpTransportStats = {
     sent: 0,
     received: 0,
@@ -139,9 +167,14 @@ export class UdpTransport {
 
   /**
    * Waits for the remote's channel to be free, then leases it. Always release() in a finally.
-   * The host must be an IP literal (resolving names is the caller's business).
+   * The host must be an IP literal (resolving names is the caller's business). The wait ends with
+   * the signal (as an exchange's does) or at `deadline` (TIMEOUT).
    */
-  async acquire(remote: ServerAddress, signal: AbortSignal): Promise<RemoteSession> {
+  async acquire(
+    remote: ServerAddress,
+    signal?: AbortSignal,
+    deadline?: number,
+  ): Promise<RemoteSession> {
     if (this.closed) throw new ProtocolError("NETWORK", "transport is closed");
     const target = canonicalIp(remote.host);
     if (target === null)
@@ -149,7 +182,7 @@ export class UdpTransport {
     if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
       throw new ProtocolError("INVALID_ARGUMENT", `not a port: ${remote.port}`);
     }
-    if (signal.aborted) throw abortError(signal);
+    if (signal?.aborted) throw deadline === undefined ? abortError(signal) : callerAborted(signal);
     const socket = await this.socketFor(target.family);
     const key = `${target.ip}|${remote.port}`;
     let channel = this.channels.get(key);
@@ -157,7 +190,7 @@ export class UdpTransport {
       channel = { key, active: null, waiting: [], busy: false };
       this.channels.set(key, channel);
     }
-    if (channel.busy) await this.waitTurn(channel, signal);
+    if (channel.busy) await this.waitTurn(channel, signal, deadline);
     channel.busy = true;
     this.retain();
     let released = false;
@@ -193,29 +226,103 @@ export class UdpTransport {
     this.channels.delete(channel.key);
   }
 
-  private waitTurn(channel: Channel, signal: AbortSignal): Promise<void> {
+  private waitTurn(
+    channel: Channel,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+  ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let unlink = (): void => undefined;
+      const timed: Timed = {
+        dueAt: Infinity,
+        slot: -1,
+        onDue: () =>
+          leave(
+            new ProtocolError(
+              "TIMEOUT",
+              "no answer before the deadline (waiting for the server's channel)",
+            ),
+          ),
+      };
       const turn = (): void => {
         unlink();
-        if (signal.aborted) {
+        this.disarm(timed);
+        if (signal?.aborted || (deadline !== undefined && performance.now() >= deadline)) {
           // Our turn came but we no longer want it: pass it on.
           this.passTurn(channel);
-          reject(abortError(signal));
+          reject(
+            signal?.aborted
+              ? deadline === undefined
+                ? abortError(signal)
+                : callerAborted(signal)
+              : new ProtocolError("TIMEOUT", "no answer before the deadline"),
+          );
           return;
         }
         resolve();
       };
-      const onAbort = (): void => {
+      const leave = (error: ProtocolError): void => {
+        unlink();
+        this.disarm(timed);
         const at = channel.waiting.indexOf(turn);
         if (at >= 0) channel.waiting.splice(at, 1);
-        reject(abortError(signal));
+        reject(error);
       };
       channel.waiting.push(turn);
+      if (deadline !== undefined) this.arm(timed, deadline);
       // linkAbort: many queries wait under one caller signal (a crawler's batch), one listener for all.
-      unlink = linkAbort(signal, onAbort);
+      if (signal)
+        unlink = linkAbort(signal, () =>
+          leave(deadline === undefined ? abortError(signal) : callerAborted(signal)),
+        );
     });
   }
+
+  /** Puts `timed` in the sweep list (or moves its due time); starts the sweep with the first one. */
+  private arm(timed: Timed, dueAt: number): void {
+    timed.dueAt = dueAt;
+    if (timed.slot < 0) {
+      timed.slot = this.timed.length;
+      this.timed.push(timed);
+    }
+    if (this.sweepTimer === null) {
+      this.sweepTimer = setInterval(this.sweep, SWEEP_MS);
+      // In-flight exchanges keep the sockets ref'd; the sweep alone never keeps a process alive.
+      this.sweepTimer.unref();
+    }
+  }
+
+  private disarm(timed: Timed): void {
+    const at = timed.slot;
+    if (at < 0) return;
+    const last = this.timed.pop() as Timed;
+    if (last !== timed) {
+      this.timed[at] = last;
+      last.slot = at;
+    }
+    timed.slot = -1;
+    if (this.timed.length === 0) this.stopSweep();
+  }
+
+  private stopSweep(): void {
+    if (this.sweepTimer === null) return;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  private readonly sweep = (): void => {
+    const now = performance.now();
+    for (let at = 0; at < this.timed.length;) {
+      const timed = this.timed[at] as Timed;
+      if (timed.dueAt > now) {
+        at++;
+        continue;
+      }
+      // disarm moves the last entry into this slot: look at the same index again.
+      this.disarm(timed);
+      timed.onDue();
+    }
+  };
 
   private exchange<T>(
     socket: dgram.Socket,
@@ -226,117 +333,38 @@ export class UdpTransport {
     handle: (payload: Buffer) => HandlerResult<T>,
     options: ExchangeOptions,
   ): Promise<ExchangeResult<T>> {
-    const { signal, attemptTimeoutMs, retries } = options;
-    const graceMs = options.graceMs ?? 0;
     return new Promise<ExchangeResult<T>>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(abortError(signal));
+      const signal = options.signal;
+      if (signal?.aborted) {
+        reject(options.deadline === undefined ? abortError(signal) : callerAborted(signal));
         return;
       }
-      let attempts = 0;
-      let sentAt = 0;
-      let timer: NodeJS.Timeout | null = null;
-      let tentative: ExchangeResult<T> | null = null;
-      let assembler: DatagramAssembler | null = null;
-      let settled = false;
-      let unlink = (): void => undefined;
-
-      const finish = (error: ProtocolError | null, result?: ExchangeResult<T>): void => {
-        if (settled) return;
-        settled = true;
-        if (timer) clearTimeout(timer);
-        unlink();
-        if (channel.active === pending) channel.active = null;
-        if (error) reject(error);
-        else resolve(result as ExchangeResult<T>);
-      };
-      const onAbort = (): void => {
-        if (tentative) finish(null, tentative);
-        else finish(abortError(signal));
-      };
-      const send = (): void => {
-        attempts += 1;
-        sentAt = performance.now();
-        this.stats.sent += 1;
-        socket.send(request, port, ip, (err) => {
-          if (err)
-            finish(
-              new ProtocolError("NETWORK", `send to ${ip}:${port} failed: ${err.message}`, {
-                cause: err,
-              }),
-            );
-        });
-        timer = setTimeout(onAttemptTimeout, attemptTimeoutMs);
-      };
-      const onAttemptTimeout = (): void => {
-        timer = null;
-        if (attempts <= retries) send();
-        else
-          finish(
-            new ProtocolError(
-              "TIMEOUT",
-              `no answer from ${ip}:${port} after ${attempts} attempt(s)`,
-            ),
-          );
-      };
-      const onGraceEnd = (): void => {
-        timer = null;
-        if (tentative) finish(null, tentative);
-      };
-
-      const pending: PendingExchange = {
-        onDatagram: (datagram) => {
-          let payload: Buffer | null = datagram;
-          if (datagram.length >= 4 && datagram.readInt32LE(0) === -2) {
-            if (!options.createAssembler) {
-              this.stats.droppedUnexpected += 1;
-              return;
-            }
-            assembler ??= options.createAssembler();
-            try {
-              payload = assembler.push(datagram);
-            } catch (err) {
-              this.stats.droppedSplitErrors += 1;
-              finish(
-                err instanceof ProtocolError
-                  ? err
-                  : new ProtocolError("MALFORMED", String(err), { cause: err }),
-              );
-              return;
-            }
-            if (payload === null) return;
-          }
-          let outcome: HandlerResult<T>;
-          try {
-            outcome = handle(payload);
-          } catch (err) {
-            finish(
-              err instanceof ProtocolError
-                ? err
-                : new ProtocolError("MALFORMED", String(err), { cause: err }),
-            );
-            return;
-          }
-          if (outcome === undefined) {
-            this.stats.droppedUnexpected += 1;
-            return;
-          }
-          const result = { value: outcome.value, rttMs: performance.now() - sentAt };
-          if (outcome.final) {
-            finish(null, result);
-            return;
-          }
-          if (tentative === null) {
-            tentative = result;
-            if (timer) clearTimeout(timer);
-            timer = setTimeout(onGraceEnd, graceMs);
-          }
-        },
-      };
-      channel.active = pending;
-      unlink = linkAbort(signal, onAbort);
-      send();
+      const exchange = new Exchange<T>(
+        this,
+        socket,
+        ip,
+        port,
+        channel,
+        request,
+        handle,
+        options,
+        resolve,
+        reject,
+      );
+      channel.active = exchange;
+      if (signal) exchange.unlink = linkAbort(signal, exchange.onAbort);
+      exchange.send();
     });
+  }
+
+  /** @internal Sweep list access for Exchange. */
+  armTimer(timed: Timed, dueAt: number): void {
+    this.arm(timed, dueAt);
+  }
+
+  /** @internal */
+  disarmTimer(timed: Timed): void {
+    this.disarm(timed);
   }
 
   private onMessage(family: Family, datagram: Buffer, rinfo: dgram.RemoteInfo): void {
@@ -368,9 +396,17 @@ export class UdpTransport {
 
   private openSocket(family: Family): Promise<dgram.Socket> {
     return new Promise<dgram.Socket>((resolve, reject) => {
+      // Every address reaching the socket is an IP literal (acquire checks): answering node:dgram's
+      // lookup at once spares a dns.lookup call and a nextTick per datagram sent.
+      const lookup = (
+        address: string,
+        _family: unknown,
+        callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+      ): void => callback(null, address, family);
       const socket = dgram.createSocket({
         type: family === 4 ? "udp4" : "udp6",
         ipv6Only: family === 6,
+        lookup: lookup as unknown as dgram.SocketOptions["lookup"],
       });
       const onError = (err: Error): void =>
         reject(
@@ -413,5 +449,152 @@ export class UdpTransport {
   private releaseRef(): void {
     this.inFlight -= 1;
     if (this.inFlight === 0) for (const s of this.sockets.values()) s.unref();
+  }
+}
+
+const noop = (): void => undefined;
+
+/**
+ * One request/answer on a channel: its state in one object (no closures per exchange), in the
+ * transport's sweep list while a re-send, a grace end or its deadline is due.
+ */
+class Exchange<T> implements PendingExchange, Timed {
+  dueAt = Infinity;
+  slot = -1;
+  unlink: () => void = noop;
+  private attempts = 0;
+  private sentAt = 0;
+  private tentative: ExchangeResult<T> | null = null;
+  private assembler: DatagramAssembler | null = null;
+  private settled = false;
+  private readonly deadline: number;
+
+  constructor(
+    private readonly transport: UdpTransport,
+    private readonly socket: dgram.Socket,
+    private readonly ip: string,
+    private readonly port: number,
+    private readonly channel: Channel,
+    private readonly request: Buffer,
+    private readonly handle: (payload: Buffer) => HandlerResult<T>,
+    private readonly options: ExchangeOptions,
+    private readonly resolve: (result: ExchangeResult<T>) => void,
+    private readonly reject: (error: ProtocolError) => void,
+  ) {
+    this.deadline = options.deadline ?? Infinity;
+  }
+
+  send(): void {
+    this.attempts += 1;
+    this.sentAt = performance.now();
+    this.transport.stats.sent += 1;
+    this.socket.send(this.request, this.port, this.ip, this.afterSend);
+    this.transport.armTimer(
+      this,
+      Math.min(this.sentAt + this.options.attemptTimeoutMs, this.deadline),
+    );
+  }
+
+  private readonly afterSend = (err: Error | null): void => {
+    if (err)
+      this.finish(
+        new ProtocolError("NETWORK", `send to ${this.ip}:${this.port} failed: ${err.message}`, {
+          cause: err,
+        }),
+      );
+  };
+
+  readonly onAbort = (): void => {
+    if (this.tentative) this.finish(null, this.tentative);
+    else {
+      const signal = this.options.signal as AbortSignal;
+      this.finish(this.options.deadline === undefined ? abortError(signal) : callerAborted(signal));
+    }
+  };
+
+  onDue(): void {
+    if (this.settled) return;
+    if (this.tentative) {
+      // The grace period (or the deadline during it) ended: the tentative answer stands.
+      this.finish(null, this.tentative);
+      return;
+    }
+    if (performance.now() >= this.deadline) {
+      this.finish(
+        new ProtocolError("TIMEOUT", `no answer from ${this.ip}:${this.port} before the deadline`),
+      );
+      return;
+    }
+    if (this.attempts <= this.options.retries) this.send();
+    else
+      this.finish(
+        new ProtocolError(
+          "TIMEOUT",
+          `no answer from ${this.ip}:${this.port} after ${this.attempts} attempt(s)`,
+        ),
+      );
+  }
+
+  onDatagram(datagram: Buffer): void {
+    if (this.settled) return;
+    const stats = this.transport.stats;
+    let payload: Buffer | null = datagram;
+    if (datagram.length >= 4 && datagram.readInt32LE(0) === -2) {
+      const createAssembler = this.options.createAssembler;
+      if (!createAssembler) {
+        stats.droppedUnexpected += 1;
+        return;
+      }
+      this.assembler ??= createAssembler();
+      try {
+        payload = this.assembler.push(datagram);
+      } catch (err) {
+        stats.droppedSplitErrors += 1;
+        this.finish(
+          err instanceof ProtocolError
+            ? err
+            : new ProtocolError("MALFORMED", String(err), { cause: err }),
+        );
+        return;
+      }
+      if (payload === null) return;
+    }
+    let outcome: HandlerResult<T>;
+    try {
+      outcome = this.handle(payload);
+    } catch (err) {
+      this.finish(
+        err instanceof ProtocolError
+          ? err
+          : new ProtocolError("MALFORMED", String(err), { cause: err }),
+      );
+      return;
+    }
+    if (outcome === undefined) {
+      stats.droppedUnexpected += 1;
+      return;
+    }
+    const result = { value: outcome.value, rttMs: performance.now() - this.sentAt };
+    if (outcome.final) {
+      this.finish(null, result);
+      return;
+    }
+    if (this.tentative === null) {
+      this.tentative = result;
+      this.transport.armTimer(
+        this,
+        Math.min(performance.now() + (this.options.graceMs ?? 0), this.deadline),
+      );
+    }
+  }
+
+  private finish(error: ProtocolError | null, result?: ExchangeResult<T>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.transport.disarmTimer(this);
+    this.unlink();
+    if (this.channel.active === this) this.channel.active = null;
+    if (error) this.reject(error);
+    else this.resolve(result as ExchangeResult<T>);
   }
 }

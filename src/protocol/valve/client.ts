@@ -12,7 +12,8 @@
  * is kept as `goldSrc` (its address and mod block say things `I` does not).
  *
  * Deadlines: `timeoutMs` bounds each part (INFO, PLAYER, RULES) as a whole, challenge rounds and
- * re-sends included; `retries` re-sends within it.
+ * re-sends included; `retries` re-sends within it. A part's deadline is a time handed to the transport
+ * (which sweeps all of them with one timer), not an AbortSignal and a timer per part.
  */
 import {
   DEFAULT_RETRIES,
@@ -20,7 +21,6 @@ import {
   GOLDSRC_INFO_GRACE_MS,
   MAX_CHALLENGE_ROUNDS,
 } from "../defaults";
-import { linkAbort } from "../abort-link";
 import { ProtocolError } from "../errors";
 import { defaultTransport } from "../transport/default-transport";
 import type { HandlerResult, RemoteSession, UdpTransport } from "../transport/udp-transport";
@@ -73,7 +73,10 @@ export interface ServerQueryResult {
 }
 
 interface Budget {
-  signal: AbortSignal;
+  /** performance.now() time the part must be done by. */
+  deadline: number;
+  /** The caller's signal: its abort ends the part with ABORTED. */
+  signal: AbortSignal | undefined;
   timeoutMs: number;
   retries: number;
 }
@@ -92,32 +95,24 @@ function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: n
 }
 
 /**
- * Runs `body` under a deadline of timeoutMs that the caller's signal can also abort. Not
- * AbortSignal.timeout/any: their timers and links to a long-lived caller signal (a crawler's
- * shutdown signal, shared by 100,000 queries) outlive the query; these are undone as soon as it ends,
- * and the link is linkAbort's (one listener on the caller's signal for all queries in flight).
+ * Runs `body` under a deadline of timeoutMs that the caller's signal can also abort. The deadline is a
+ * time the transport checks, so nothing per query is linked to the caller's signal (a crawler's
+ * shutdown signal, shared by 100,000 queries) beyond what an exchange in flight links through
+ * linkAbort, and nothing outlives the query.
  */
 async function withBudget<T>(
   options: A2SQueryOptions,
   body: (budget: Budget) => Promise<T>,
 ): Promise<T> {
   const { timeoutMs, retries } = checkOptions(options);
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new ProtocolError("TIMEOUT", `no answer within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  timer.unref();
-  const caller = options.signal;
-  const unlink = linkAbort(caller, () =>
-    controller.abort(new ProtocolError("ABORTED", "query aborted", { cause: caller?.reason })),
-  );
-  try {
-    return await body({ signal: controller.signal, timeoutMs, retries });
-  } finally {
-    clearTimeout(timer);
-    unlink();
-  }
+  const signal = options.signal;
+  if (signal?.aborted)
+    throw new ProtocolError("ABORTED", "query aborted", { cause: signal.reason });
+  return body({ deadline: performance.now() + timeoutMs, signal, timeoutMs, retries });
+}
+
+function isOver(budget: Budget): boolean {
+  return budget.signal?.aborted === true || performance.now() >= budget.deadline;
 }
 
 const createAssembler = (): SplitAssembler => new SplitAssembler();
@@ -190,6 +185,7 @@ async function step<K extends Kind>(
   };
   return session.exchange(request, handle, {
     signal: budget.signal,
+    deadline: budget.deadline,
     attemptTimeoutMs,
     retries: budget.retries,
     graceMs: GOLDSRC_INFO_GRACE_MS,
@@ -282,8 +278,7 @@ async function listWith<K extends "players" | "rules">(
   try {
     first = (await step(session, kind, encode(memo.value), budget, firstAttemptMs, appId)).value;
   } catch (err) {
-    if (!(err instanceof ProtocolError && err.code === "TIMEOUT") || budget.signal.aborted)
-      throw err;
+    if (!(err instanceof ProtocolError && err.code === "TIMEOUT") || isOver(budget)) throw err;
     const attemptTimeoutMs = budget.timeoutMs / (2 * (budget.retries + 1));
     const legacy = await session.exchange(
       encodeGetChallengeRequest(),
@@ -294,7 +289,12 @@ async function listWith<K extends "players" | "rules">(
           ? { value: Buffer.from(response.value.challengeHex, "hex"), final: true }
           : undefined;
       },
-      { signal: budget.signal, attemptTimeoutMs, retries: budget.retries },
+      {
+        signal: budget.signal,
+        deadline: budget.deadline,
+        attemptTimeoutMs,
+        retries: budget.retries,
+      },
     );
     first = { challenge: legacy.value };
   }
@@ -308,7 +308,7 @@ async function withSession<T>(
 ): Promise<T> {
   const transport = options.transport ?? defaultTransport();
   return withBudget(options, async (budget) => {
-    const session = await transport.acquire(address, budget.signal);
+    const session = await transport.acquire(address, budget.signal, budget.deadline);
     try {
       return await body(session, budget);
     } finally {
@@ -357,6 +357,7 @@ export async function queryPing(
         : undefined;
     const result = await session.exchange(encodePingRequest(), handle, {
       signal: budget.signal,
+      deadline: budget.deadline,
       attemptTimeoutMs: budget.timeoutMs / (budget.retries + 1),
       retries: budget.retries,
     });
@@ -398,7 +399,7 @@ export async function queryServer(
   const transport = options.transport ?? defaultTransport();
   checkOptions(options);
   // Waiting for the server's channel (another query to it in flight) counts against the caller's signal only.
-  const session = await transport.acquire(address, options.signal ?? new AbortController().signal);
+  const session = await transport.acquire(address, options.signal);
   const memo: ChallengeMemo = {};
   try {
     try {
