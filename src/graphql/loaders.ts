@@ -6,7 +6,12 @@ import DataLoader from "dataloader";
 import type { Crawl, CrawlRun, MasterSource } from "../generated/prisma/client";
 import type { Db } from "../shared/db";
 import { toId } from "../shared/ids";
-import { readServerHistories, type HistoryPoint as StorePoint } from "../history/server-history";
+import {
+  readServerHistories,
+  readServerHistoryBuckets,
+  type HistoryBucket,
+  type HistoryPoint as StorePoint,
+} from "../history/server-history";
 import type { HistoryPlan } from "./history/history-plan";
 
 export interface HistoryKey {
@@ -15,7 +20,18 @@ export interface HistoryKey {
 }
 
 const planKey = (k: HistoryKey): string =>
-  `${k.plan.resolution}|${k.plan.from.getTime()}|${k.plan.to.getTime()}`;
+  `${k.plan.resolution}|${k.plan.bucketMs}|${k.plan.from.getTime()}|${k.plan.to.getTime()}`;
+
+/** Keys grouped by plan: one statement per distinct plan. */
+function byPlan(keys: readonly HistoryKey[]): Map<string, HistoryKey[]> {
+  const groups = new Map<string, HistoryKey[]>();
+  for (const k of keys) {
+    const g = groups.get(planKey(k));
+    if (g) g.push(k);
+    else groups.set(planKey(k), [k]);
+  }
+  return groups;
+}
 
 /**
  * The stored series (RAW samples, hourly slots or days) of many servers: keys are grouped by plan and
@@ -24,15 +40,9 @@ const planKey = (k: HistoryKey): string =>
  */
 function loadHistories(db: Db) {
   return async (keys: readonly HistoryKey[]): Promise<StorePoint[][]> => {
-    const groups = new Map<string, HistoryKey[]>();
-    for (const k of keys) {
-      const g = groups.get(planKey(k));
-      if (g) g.push(k);
-      else groups.set(planKey(k), [k]);
-    }
     const results = new Map<string, Map<number, StorePoint[]>>();
     await Promise.all(
-      [...groups].map(async ([pk, ks]) => {
+      [...byPlan(keys)].map(async ([pk, ks]) => {
         const { plan } = ks[0] as HistoryKey;
         results.set(
           pk,
@@ -40,6 +50,31 @@ function loadHistories(db: Db) {
             db,
             ks.map((k) => k.gameServerId),
             { from: plan.from, to: plan.to, resolution: plan.resolution },
+          ),
+        );
+      }),
+    );
+    return keys.map((k) => results.get(planKey(k))?.get(k.gameServerId) ?? []);
+  };
+}
+
+/**
+ * The same series already merged into the plan's buckets by PostgreSQL (HOUR or DAY plans whose buckets
+ * are wider than the stored slot): what `points` serves, without reading every slot into JS.
+ */
+function loadHistoryBuckets(db: Db) {
+  return async (keys: readonly HistoryKey[]): Promise<HistoryBucket[][]> => {
+    const results = new Map<string, Map<number, HistoryBucket[]>>();
+    await Promise.all(
+      [...byPlan(keys)].map(async ([pk, ks]) => {
+        const { plan } = ks[0] as HistoryKey;
+        if (plan.resolution === "RAW") throw new Error("RAW history is not bucketed");
+        results.set(
+          pk,
+          await readServerHistoryBuckets(
+            db,
+            ks.map((k) => k.gameServerId),
+            { from: plan.from, to: plan.to, resolution: plan.resolution, bucketMs: plan.bucketMs },
           ),
         );
       }),
@@ -79,6 +114,9 @@ export function createLoaders(db: Db) {
       return ids.map((id) => rows.filter((r) => toId(r.crawlId) === id));
     }),
     history: new DataLoader<HistoryKey, StorePoint[], string>(loadHistories(db), {
+      cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
+    }),
+    historyBuckets: new DataLoader<HistoryKey, HistoryBucket[], string>(loadHistoryBuckets(db), {
       cacheKeyFn: (k) => `${k.gameServerId}|${planKey(k)}`,
     }),
   };

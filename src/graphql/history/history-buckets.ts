@@ -4,7 +4,7 @@
  * start at UTC midnight multiples (from 2000-01-01), like date_bin.
  */
 import type { PopulationPoint as StorePopulationPoint } from "../../history/population";
-import type { HistoryPoint as StorePoint } from "../../history/server-history";
+import type { HistoryBucket, HistoryPoint as StorePoint } from "../../history/server-history";
 import { HistoryPoint, PopulationPoint } from "./history.type";
 
 const ORIGIN_MS = Date.UTC(2000, 0, 1);
@@ -26,7 +26,8 @@ function groupBy<T extends { at: Date }>(
   return [...groups].sort((a, b) => a[0] - b[0]);
 }
 
-function toApiPoint(p: StorePoint): HistoryPoint {
+/** A stored point, or a bucket PostgreSQL merged (readServerHistoryBuckets), as the API serves it. */
+export function toApiPoint(p: StorePoint | HistoryBucket): HistoryPoint {
   return Object.assign(new HistoryPoint(), {
     at: p.at,
     samples: p.samples,
@@ -74,6 +75,11 @@ export function rebucketHistory(
       map,
     });
   });
+}
+
+/** A population point (stored, or merged by readPopulationBuckets) as the API serves it. */
+export function toApiPopulationPoint(p: StorePopulationPoint): PopulationPoint {
+  return Object.assign(new PopulationPoint(), p);
 }
 
 /** Population points merged into buckets of `bucketMs`: averages of the rollup buckets, peaks as maxima, minima as minima. */

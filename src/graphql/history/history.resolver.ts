@@ -16,10 +16,16 @@ import { BadUserInputError } from "../errors";
 import { historySettings } from "../game-server/game-server.resolver";
 import {
   readPopulation,
+  readPopulationBuckets,
   type PopulationDimensionName as PopulationDimension,
 } from "../../history/population";
 import { mapTimeline } from "../../history/server-history";
-import { rebucketHistory, rebucketPopulation } from "./history-buckets";
+import {
+  rebucketHistory,
+  rebucketPopulation,
+  toApiPoint,
+  toApiPopulationPoint,
+} from "./history-buckets";
 import { nativeStepMs, planHistory } from "./history-plan";
 import { HistoryResolution } from "./history-resolution";
 import { HistoryPoint, MapSpan, PopulationSeries, ServerHistory } from "./history.type";
@@ -28,15 +34,12 @@ import { HistoryPoint, MapSpan, PopulationSeries, ServerHistory } from "./histor
 export class ServerHistoryResolver {
   @FieldResolver(() => [HistoryPoint], { complexity: 10 })
   async points(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<HistoryPoint[]> {
-    const native = await ctx.loaders.history.load({
-      gameServerId: history.gameServerId,
-      plan: history.plan,
-    });
-    return rebucketHistory(
-      native,
-      history.plan.bucketMs,
-      nativeStepMs(history.plan, ctx.config.crawlIntervalMs),
-    );
+    const key = { gameServerId: history.gameServerId, plan: history.plan };
+    const nativeMs = nativeStepMs(history.plan, ctx.config.crawlIntervalMs);
+    // Buckets wider than the stored slot are merged by PostgreSQL: a 30-day chart reads ~240 rows, not 720 slots.
+    if (history.plan.bucketMs > nativeMs)
+      return (await ctx.loaders.historyBuckets.load(key)).map(toApiPoint);
+    return rebucketHistory(await ctx.loaders.history.load(key), history.plan.bucketMs, nativeMs);
   }
 
   @FieldResolver(() => [MapSpan], {
@@ -132,21 +135,27 @@ export class PopulationResolver {
   ): Promise<PopulationSeries> {
     const { dimension, key } = toDimension(filter);
     const plan = planHistory({ from, to, lastDays, resolution }, historySettings(ctx), false);
-    const stored = await readPopulation(
-      ctx.prisma,
-      { dimension, key },
-      {
-        from: plan.from,
-        to: plan.to,
-        resolution: plan.resolution,
-        withSuspectedFakes: !excludeSuspectedFakes,
-      },
-    );
-    const points = rebucketPopulation(
-      stored,
-      plan.bucketMs,
-      nativeStepMs(plan, ctx.config.crawlIntervalMs),
-    );
+    const read = {
+      from: plan.from,
+      to: plan.to,
+      resolution: plan.resolution,
+      withSuspectedFakes: !excludeSuspectedFakes,
+    };
+    const nativeMs = nativeStepMs(plan, ctx.config.crawlIntervalMs);
+    const points =
+      plan.bucketMs > nativeMs
+        ? (
+            await readPopulationBuckets(
+              ctx.prisma,
+              { dimension, key },
+              { ...read, bucketMs: plan.bucketMs },
+            )
+          ).map(toApiPopulationPoint)
+        : rebucketPopulation(
+            await readPopulation(ctx.prisma, { dimension, key }, read),
+            plan.bucketMs,
+            nativeMs,
+          );
     return Object.assign(new PopulationSeries(), {
       resolution: plan.resolution,
       bucketSeconds: plan.bucketMs / 1000,
