@@ -158,27 +158,29 @@ describe("management port abuse (issue 12)", () => {
   });
 
   it("closes idle and half-line connections, but not a registered game server", async () => {
-    server = await ManagementServer.start({ host: "127.0.0.1", port: 0, idleTimeoutMs: 300 });
+    // 2 s, not less: a registration that a loaded machine takes longer than the timeout to read would be
+    // closed as idle before it registers.
+    server = await ManagementServer.start({ host: "127.0.0.1", port: 0, idleTimeoutMs: 2000 });
     const idle = await connect("127.0.0.5");
     const halfLine = await connect("127.0.0.6");
     const game = await connect("127.0.0.7");
     game.send(register("Stays", "127.0.0.7"));
     expect(await game.query()).toHaveLength(1);
-    // A byte every 100 ms, never a whole line (bounded: at most 100 bytes).
+    // A byte every 400 ms (well inside the timeout), never a whole line (bounded: at most 100 bytes).
     let sent = 0;
     const trickle = setInterval(() => {
       if (!halfLine.isClosed && sent++ < 100) halfLine.socket.write("{");
-    }, 100);
+    }, 400);
     try {
       await Promise.all([idle.closed, halfLine.closed]);
     } finally {
       clearInterval(trickle);
     }
     expect(server.stats.closedIdle).toBe(2);
-    await sleep(900);
+    await sleep(3000);
     expect(game.isClosed).toBe(false);
     expect(await game.query()).toEqual([{ name: "Stays", address: "127.0.0.7", port: 20000 }]);
-  });
+  }, 20_000);
 
   it("does not let idle connections lock game servers out: the oldest connection without a game server makes room", async () => {
     server = await ManagementServer.start({
