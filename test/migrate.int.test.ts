@@ -6,6 +6,28 @@ import { migrate, MIGRATIONS_DIR, readMigrations } from "../src/migrate";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import { startTestApi, type TestApi } from "./graphql/helpers/api";
 
+/**
+ * A database at the migration before `migration`: every migration folder up to (not including) it, copied to
+ * a folder of its own, to which a test may add `migration` alone to apply just that one.
+ */
+async function databaseBefore(
+  migration: string,
+): Promise<{ t: TestDatabase; dir: string; dispose(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
+  for (const m of readMigrations().filter((x) => x.name < migration)) {
+    cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(dir, m.name), { recursive: true });
+  }
+  const t = await createTestDatabase("gsindex_test", { migrationsDir: dir });
+  return {
+    t,
+    dir,
+    async dispose() {
+      await t.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe("migrate", () => {
   let t: TestDatabase;
   beforeAll(async () => {
@@ -61,19 +83,13 @@ describe("migration 20261124000000_bigint_ids", () => {
   const BIGINT_MIGRATION = "20261124000000_bigint_ids";
   let t: TestDatabase;
   let api: TestApi | undefined;
-  let oldDir: string;
+  let dispose: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    // A database at the migration before: every migration folder up to (not including) this one.
-    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
-    for (const m of readMigrations().filter((x) => x.name < BIGINT_MIGRATION)) {
-      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
-    }
-    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
+    ({ t, dispose } = await databaseBefore(BIGINT_MIGRATION));
   });
   afterAll(async () => {
     await api?.close();
-    await t?.drop();
-    rmSync(oldDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   const columnType = async (table: string, column: string) =>
@@ -175,17 +191,12 @@ describe("migration 20261124000000_bigint_ids", () => {
 describe("migration 20261124060000_counts_provenance_coverage", () => {
   const MIGRATION = "20261124060000_counts_provenance_coverage";
   let t: TestDatabase;
-  let oldDir: string;
+  let dispose: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
-    for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
-      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
-    }
-    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
+    ({ t, dispose } = await databaseBefore(MIGRATION));
   });
   afterAll(async () => {
-    await t?.drop();
-    rmSync(oldDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it("fills in where existing rows' player counts came from, and which old listings stopped short", async () => {
@@ -235,16 +246,12 @@ describe("migration 20261124120000_population_min_fake_reasons", () => {
   const MIGRATION = "20261124120000_population_min_fake_reasons";
   let t: TestDatabase;
   let oldDir: string;
+  let dispose: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    oldDir = mkdtempSync(path.join(tmpdir(), "gsindex-migrations-"));
-    for (const m of readMigrations().filter((x) => x.name < MIGRATION)) {
-      cpSync(path.join(MIGRATIONS_DIR, m.name), path.join(oldDir, m.name), { recursive: true });
-    }
-    t = await createTestDatabase("gsindex_test", { migrationsDir: oldDir });
+    ({ t, dir: oldDir, dispose } = await databaseBefore(MIGRATION));
   });
   afterAll(async () => {
-    await t?.drop();
-    rmSync(oldDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it("gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average", async () => {
