@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
+import { crawlerEnv } from "../lib/crawler-env";
 import { repoRoot, RUN_OCTET, spawnNode, stopChild } from "../lib/child";
 import { num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { ANSWERING_MIX, startSimulator } from "../lib/simulator";
@@ -83,31 +84,28 @@ export async function runCadencePart(
   const c = await connect(db.url);
   let crawler: ReturnType<typeof spawnNode> | null = null;
   try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      GSINDEX_QUEUE_PREFIX: prefix,
-      MASTER_SOURCES: JSON.stringify([
+    const env = crawlerEnv(
+      {
+        databaseUrl: db.url,
+        redisUrl,
+        prefix,
         // The master is listed again as soon as its previous listing closed (ticks meanwhile are skipped).
-        {
+        master: {
           name: "bench-master",
-          kind: "VALVE_UDP",
           host: master.address.host,
           port: master.address.port,
           regions: [0xff],
           intervalMs,
           options: { requestsPerMinute: REQUESTS_PER_MINUTE },
         },
-      ]),
-      QUERY_FROM_INDEX: "1",
-      QUERY_INTERVAL_MS: String(intervalMs),
-      LIST_TIMEOUT_MS: String(DEADLINE_MS),
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
-      LOG_LEVEL: "warn",
-      MIGRATE_ON_START: "false",
-    };
+      },
+      {
+        QUERY_FROM_INDEX: "1",
+        QUERY_INTERVAL_MS: String(intervalMs),
+        LIST_TIMEOUT_MS: String(DEADLINE_MS),
+        FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
+      },
+    );
     log(
       `cadence ${num(count)}: starting the crawler (QUERY_FROM_INDEX=1, QUERY_INTERVAL_MS=${intervalMs})`,
     );

@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
+import { crawlerEnv } from "../lib/crawler-env";
 import { repoRoot, RUN_OCTET, spawnNode, stopChild } from "../lib/child";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
@@ -132,29 +133,26 @@ export async function crawlOnce(
     const redisMeter = new CpuMeter(() => cpuMsByName("redis-server").pids);
     const machineBefore = machineBusyMs();
     const udpBefore = udpCounters();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      GSINDEX_QUEUE_PREFIX: prefix,
-      MASTER_SOURCES: JSON.stringify([
-        {
+    const env = crawlerEnv(
+      {
+        databaseUrl: db.url,
+        redisUrl,
+        prefix,
+        master: {
           name: "bench-master",
-          kind: "VALVE_UDP",
           host: master.address.host,
           port: master.address.port,
           intervalMs: 3_600_000,
           options: { requestsPerMinute: 0 },
         },
-      ]),
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      // 10,000 simulated servers per loopback address: not a farm of fakes.
-      FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
-      LOG_LEVEL: "warn",
-      MIGRATE_ON_START: "false",
-      CRAWL_INTERVAL_MS: "3600000",
-      ...settings,
-    };
+      },
+      {
+        // 10,000 simulated servers per loopback address: not a farm of fakes.
+        FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
+        CRAWL_INTERVAL_MS: "3600000",
+        ...settings,
+      },
+    );
     const nodeArgs = profileDir
       ? [
           "--cpu-prof",

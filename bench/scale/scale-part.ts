@@ -19,6 +19,7 @@ import IORedis from "ioredis";
 import type { QueryResult, QueryResultRow } from "pg";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
+import { crawlerEnv } from "../lib/crawler-env";
 import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from "../lib/child";
 import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from "../lib/procs";
 import { mib, num, seconds, table, type PartResult } from "../lib/report";
@@ -322,28 +323,25 @@ async function runWorkers(
     loadAfter: [],
   };
   try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      GSINDEX_QUEUE_PREFIX: prefix,
-      MASTER_SOURCES: JSON.stringify([
-        {
+    const env = crawlerEnv(
+      {
+        databaseUrl: db.url,
+        redisUrl,
+        prefix,
+        master: {
           name: SOURCE_NAME,
-          kind: "VALVE_UDP",
           host: masterAddress.host,
           port: masterAddress.port,
           intervalMs: 3_600_000,
           options: { requestsPerMinute: 0 },
         },
-      ]),
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      LOG_LEVEL: "warn",
-      MIGRATE_ON_START: "false",
-      CRAWL_INTERVAL_MS: "3600000",
-      QUERY_CONCURRENCY: String(shareOf(workers).queryConcurrency),
-      WORKER_CONCURRENCY: String(shareOf(workers).workerConcurrency),
-    };
+      },
+      {
+        CRAWL_INTERVAL_MS: "3600000",
+        QUERY_CONCURRENCY: String(shareOf(workers).queryConcurrency),
+        WORKER_CONCURRENCY: String(shareOf(workers).workerConcurrency),
+      },
+    );
     const spawnRole = (role: string): ChildProcess => {
       const child = spawnNode(
         path.join(repoRoot(), "bin", "gsindex.js"),
@@ -602,27 +600,23 @@ async function pacedListing(
     errors: [],
   };
   try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      GSINDEX_QUEUE_PREFIX: prefix,
-      // No requestsPerMinute: the crawler's default pacing.
-      MASTER_SOURCES: JSON.stringify([
-        {
+    const env = crawlerEnv(
+      {
+        databaseUrl: db.url,
+        redisUrl,
+        prefix,
+        // No requestsPerMinute: the crawler's default pacing.
+        master: {
           name: SOURCE_NAME,
-          kind: "VALVE_UDP",
           host: master.address.host,
           port: master.address.port,
           intervalMs: 3_600_000,
           regions,
         },
-      ]),
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      LOG_LEVEL: "error",
-      MIGRATE_ON_START: "false",
-      CRAWL_INTERVAL_MS: "3600000",
-    };
+        logLevel: "error",
+      },
+      { CRAWL_INTERVAL_MS: "3600000" },
+    );
     for (const role of ["worker", "scheduler"]) {
       const child = spawnNode(
         path.join(repoRoot(), "bin", "gsindex.js"),
