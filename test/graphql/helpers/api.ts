@@ -19,7 +19,10 @@ export function testApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
     apiKeys: [TEST_API_KEY, "second-key"],
     apiCorsOrigins: ["*"],
     apiRateLimitMax: 0,
-    apiRateLimitWindowMs: 60_000,
+    // The rate limit counts in fixed windows aligned to the clock: a test whose requests straddle a window's
+    // end would see its count reset mid-test. With the longest window the setting allows, that edge is
+    // midnight UTC, not every minute (a test that is about the window sets its own).
+    apiRateLimitWindowMs: 86_400_000,
     apiTrustProxyHops: 0,
     apiMaxPageSize: 100,
     apiMaxDepth: 10,
