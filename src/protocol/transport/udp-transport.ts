@@ -170,34 +170,55 @@ export class UdpTransport {
    * The host must be an IP literal (resolving names is the caller's business). The wait ends with
    * the signal (as an exchange's does) or at `deadline` (TIMEOUT).
    */
-  async acquire(
-    remote: ServerAddress,
-    signal?: AbortSignal,
-    deadline?: number,
-  ): Promise<RemoteSession> {
-    if (this.closed) throw new ProtocolError("NETWORK", "transport is closed");
-    const target = canonicalIp(remote.host);
-    if (target === null)
-      throw new ProtocolError("INVALID_ARGUMENT", `not an IP address: ${remote.host}`);
-    if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
-      throw new ProtocolError("INVALID_ARGUMENT", `not a port: ${remote.port}`);
+  acquire(remote: ServerAddress, signal?: AbortSignal, deadline?: number): Promise<RemoteSession> {
+    try {
+      if (this.closed) throw new ProtocolError("NETWORK", "transport is closed");
+      const target = canonicalIp(remote.host);
+      if (target === null)
+        throw new ProtocolError("INVALID_ARGUMENT", `not an IP address: ${remote.host}`);
+      if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
+        throw new ProtocolError("INVALID_ARGUMENT", `not a port: ${remote.port}`);
+      }
+      if (signal?.aborted)
+        throw deadline === undefined ? abortError(signal) : callerAborted(signal);
+      // The common case, an open socket and a free channel, leases at once: no async step per query.
+      const socket = this.sockets.get(target.family);
+      const channel = this.channels.get(`${target.ip}|${remote.port}`);
+      if (socket !== undefined && channel === undefined)
+        return Promise.resolve(this.lease(socket, target.ip, remote.port));
+      return this.acquireSlowly(target, remote.port, signal, deadline);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
-    if (signal?.aborted) throw deadline === undefined ? abortError(signal) : callerAborted(signal);
+  }
+
+  private async acquireSlowly(
+    target: { ip: string; family: Family },
+    port: number,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+  ): Promise<RemoteSession> {
     const socket = await this.socketFor(target.family);
-    const key = `${target.ip}|${remote.port}`;
-    let channel = this.channels.get(key);
-    if (!channel) {
+    const channel = this.channels.get(`${target.ip}|${port}`);
+    if (channel?.busy) await this.waitTurn(channel, signal, deadline);
+    return this.lease(socket, target.ip, port, channel);
+  }
+
+  /** Takes the remote's channel (creating it when there is none) for one session. */
+  private lease(socket: dgram.Socket, ip: string, port: number, existing?: Channel): RemoteSession {
+    let channel = existing;
+    if (channel === undefined) {
+      const key = `${ip}|${port}`;
       channel = { key, active: null, waiting: [], busy: false };
       this.channels.set(key, channel);
     }
-    if (channel.busy) await this.waitTurn(channel, signal, deadline);
     channel.busy = true;
     this.retain();
     let released = false;
     const ch = channel;
     return {
       exchange: (request, handle, options) =>
-        this.exchange(socket, target.ip, remote.port, ch, request, handle, options),
+        this.exchange(socket, ip, port, ch, request, handle, options),
       release: () => {
         if (released) return;
         released = true;

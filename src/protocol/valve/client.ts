@@ -98,12 +98,11 @@ function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: n
  * Runs `body` under a deadline of timeoutMs that the caller's signal can also abort. The deadline is a
  * time the transport checks, so nothing per query is linked to the caller's signal (a crawler's
  * shutdown signal, shared by 100,000 queries) beyond what an exchange in flight links through
- * linkAbort, and nothing outlives the query.
+ * linkAbort, and nothing outlives the query. Not async (nor are step and the fast paths below): every
+ * caller awaits it inside an async function, where a throw here rejects all the same, and an async
+ * layer per part costs a promise and a microtask hop per server (docs/BENCHMARKS.md, query part).
  */
-async function withBudget<T>(
-  options: A2SQueryOptions,
-  body: (budget: Budget) => Promise<T>,
-): Promise<T> {
+function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) => Promise<T>): Promise<T> {
   const { timeoutMs, retries } = checkOptions(options);
   const signal = options.signal;
   if (signal?.aborted)
@@ -156,7 +155,7 @@ type Step<K extends Kind> =
  * (a late duplicate of an earlier answer) is ignored, and so is a repeat of the challenge just sent
  * (a duplicated datagram would otherwise cost a challenge round).
  */
-async function step<K extends Kind>(
+function step<K extends Kind>(
   session: RemoteSession,
   kind: K,
   request: Buffer,
@@ -193,7 +192,10 @@ async function step<K extends Kind>(
   });
 }
 
-/** Rounds 2.. of the dance: resend with each new challenge until data arrives. */
+/**
+ * Rounds 2.. of the dance: resend with each new challenge until data arrives. Callers skip it when
+ * the first reply is data (most PLAYER and RULES queries): one async call less.
+ */
 async function dance<K extends Kind>(
   session: RemoteSession,
   kind: K,
@@ -249,16 +251,19 @@ async function infoWith(
     undefined,
     onGoldSrc,
   );
-  const info = await dance(
-    session,
-    "info",
-    encodeInfoRequest,
-    first.value,
-    budget,
-    undefined,
-    onGoldSrc,
-    memo,
-  );
+  const info =
+    first.value.challenge === undefined
+      ? first.value.answer
+      : await dance(
+          session,
+          "info",
+          encodeInfoRequest,
+          first.value,
+          budget,
+          undefined,
+          onGoldSrc,
+          memo,
+        );
   const answer: InfoAnswer = { info, pingMs: Math.round(first.rttMs * 100) / 100 };
   if (goldSrc !== undefined && info.type === "source") answer.goldSrc = goldSrc;
   return answer;
@@ -298,6 +303,7 @@ async function listWith<K extends "players" | "rules">(
     );
     first = { challenge: legacy.value };
   }
+  if (first.challenge === undefined) return first.answer;
   return dance(session, kind, encode, first, budget, appId, undefined, memo);
 }
 

@@ -4,7 +4,7 @@
  * size and its CRC32. Both are checked, and the output is capped so a small packet cannot expand
  * into a huge buffer (decoding stops at the cap instead of finishing and then checking).
  */
-import { decode, type ByteSource } from "seek-bzip";
+import Bunzip, { type ByteSink, type ByteSource } from "seek-bzip";
 import { crc32 } from "node:zlib";
 import { ProtocolError } from "../errors";
 import { MAX_DECOMPRESSED_BYTES } from "../defaults";
@@ -37,6 +37,32 @@ function strictSource(input: Buffer): ByteSource {
   };
 }
 
+/**
+ * Runs seek-bzip's decode loop (Bunzip.decode in its lib/index.js) with the per-block buffer sized
+ * for this response instead of for the stream's level: seek-bzip allocates and zeroes 100,000 x level
+ * 32-bit words per block (3.6 MB for "BZh9", 400 kB for "BZh1") however small the block, which made
+ * the few compressed replies of a crawl a large share of its CPU and of its garbage collections
+ * (docs/BENCHMARKS.md, query part). A block of n words expands to at least 4n/5 bytes (bzip2's first
+ * run-length stage turns at most 5 bytes back into 4), so a block larger than 5/4 of the declared
+ * size could only expand beyond it: refusing it at the smaller buffer refuses nothing valid.
+ */
+function decodeInto(source: ByteSource, sink: ByteSink, expectedBytes: number): void {
+  const bz = new Bunzip(source, sink);
+  bz.dbufSize = Math.min(bz.dbufSize, Math.ceil((expectedBytes * 5) / 4) + 8);
+  while (!source.eof()) {
+    if (bz._init_block()) {
+      bz._read_bunzip();
+      continue;
+    }
+    const streamCrc = bz.reader.read(32) >>> 0;
+    if (streamCrc !== bz.streamCRC)
+      throw new Error(
+        `Bad stream CRC (got ${bz.streamCRC.toString(16)} expected ${streamCrc.toString(16)})`,
+      );
+    return;
+  }
+}
+
 /** Decompresses `input`, which must expand to exactly `expectedBytes` with CRC32 `expectedCrc32`. */
 export function decompressBzip2(
   input: Buffer,
@@ -59,7 +85,7 @@ export function decompressBzip2(
     },
   };
   try {
-    decode(strictSource(input), sink);
+    decodeInto(strictSource(input), sink, expectedBytes);
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
     if (err instanceof StopDecoding) {
