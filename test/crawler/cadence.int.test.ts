@@ -2,7 +2,8 @@
  * Querying decoupled from listing (QUERY_FROM_INDEX, docs/crawler.md "Cadence"): a simulated fleet behind a
  * rate-limited simulated Valve master, listed at a pace that makes one listing take ~20 s, while the index
  * source re-queries every known server on a 2 s interval. Scheduled by the real scheduler and run by BullMQ
- * workers against real PostgreSQL and Redis. The checks count crawls, never time them: while one listing
+ * workers against real PostgreSQL, the queues on Redis (or, without one, on PostgreSQL: test/helpers/
+ * queue-backend.ts). The checks count crawls, never time them: while one listing
  * runs, the index crawls query the whole fleet several times over; the listing itself queries only servers
  * never queried; once a server drops out of the master's list and is delisted, index crawls stop querying it.
  */
@@ -23,12 +24,12 @@ import { startSimValveMaster, type SimValveMaster } from "../../src/simulator/ma
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(300_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const FLEET = 40;
 const QUERY_INTERVAL_MS = 2000;
 // 40 servers at 6 a page is 7 requests; at 20 requests a minute, about 20 s a listing (ten query intervals).
@@ -59,7 +60,7 @@ describe("index crawls query known servers on their own interval", () => {
     );
     config = loadConfig({
       DATABASE_URL: t.url,
-      REDIS_URL,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
@@ -72,7 +73,7 @@ describe("index crawls query known servers on their own interval", () => {
       DELIST_AFTER_MISSED_CRAWLS: "1",
     });
     queues = createCrawlQueues({
-      redisUrl: REDIS_URL,
+      ...testQueueStore(t.url),
       prefix: config.queuePrefix,
       jobAttempts: config.jobAttempts,
       jobBackoffMs: config.jobBackoffMs,
@@ -116,7 +117,7 @@ describe("index crawls query known servers on their own interval", () => {
     const deps = buildCrawlDeps({ config, db: t.db, logger, sink: createQueueSink(queues) });
     workers = startWorkers(
       deps,
-      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix),
+      testWorkerSettings(testQueueStore(t.url), config.queuePrefix),
       logger,
     );
     scheduler = await startScheduler(t.db, queues, logger, 2500);

@@ -2,7 +2,7 @@
  * The crawl end to end against real PostgreSQL and Redis: a simulated Valve master listing 2,000
  * simulated servers over every region, crawled by BullMQ workers (in this process, then in a child
  * process `gsindex serve --role worker` that is killed mid-crawl and started again). Run once with the
- * queues on Redis and once on BullMQ's PostgreSQL backend (QUEUE_BACKEND).
+ * queues on Redis and once on BullMQ's PostgreSQL backend (QUEUE_BACKEND); without Redis only the latter.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -25,6 +25,7 @@ import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { startSimValveMaster, type SimValveMaster } from "../../src/simulator/master";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describeWithRedis } from "../helpers/queue-backend";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(300_000);
@@ -32,10 +33,10 @@ jest.setTimeout(300_000);
 const ROOT = path.resolve(__dirname, "..", "..");
 const CLI = path.join(ROOT, "bin", "gsindex.js");
 const BUILT = existsSync(path.join(ROOT, "dist", "cli", "main.js"));
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const COUNT = 2000;
 
-describe.each<QueueBackend>(["redis", "postgres"])("crawl end to end, queues on %s", (backend) => {
+/** `redisUrl`: the shared Redis, for the Redis backend. */
+function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
   let t: TestDatabase;
   let store: QueueStore;
   let fleet: RunningFleet;
@@ -58,10 +59,13 @@ describe.each<QueueBackend>(["redis", "postgres"])("crawl end to end, queues on 
       }),
     );
     master = await startSimValveMaster({ fleet: fleet.specs, rateLimit: false });
-    store = backend === "postgres" ? { backend, databaseUrl: t.url } : { redisUrl: REDIS_URL };
+    store =
+      redisUrl === null
+        ? { backend: "postgres", databaseUrl: t.url }
+        : { backend: "redis", redisUrl };
     env = {
       DATABASE_URL: t.url,
-      ...(backend === "redis" ? { REDIS_URL } : {}),
+      ...(redisUrl === null ? {} : { REDIS_URL: redisUrl }),
       QUEUE_BACKEND: backend,
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
@@ -296,4 +300,9 @@ describe.each<QueueBackend>(["redis", "postgres"])("crawl end to end, queues on 
       /sim-master crawl sim-master-\d+: 2000 listed, 2000 queried, \d+ answered, \d+ failed, 2000 samples written in/,
     );
   });
-});
+}
+
+describeWithRedis("crawl end to end, queues on redis", (redisUrl) =>
+  crawlEndToEnd("redis", redisUrl),
+);
+describe("crawl end to end, queues on postgres", () => crawlEndToEnd("postgres", null));

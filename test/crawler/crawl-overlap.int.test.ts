@@ -1,7 +1,8 @@
 /**
  * One source, at most one crawl running (issue 11 item 2): a source on a 1 s interval whose listing takes
  * 3 s, scheduled by the real scheduler (re-synced every 2.5 s, as an operator's API changes would) and
- * crawled by BullMQ workers against real PostgreSQL and Redis for ~20 s. Crawls of the source never
+ * crawled by BullMQ workers against real PostgreSQL, the queues on Redis (or, without one, on PostgreSQL:
+ * test/helpers/queue-backend.ts), for ~20 s. Crawls of the source never
  * overlap in time, and every tick that found one running is skipped and counted.
  */
 import { randomBytes } from "node:crypto";
@@ -18,12 +19,12 @@ import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const LIST_DELAY_MS = 3000;
 const RUN_MS = 20_000;
 
@@ -50,7 +51,7 @@ describe("one crawl per source at a time", () => {
     );
     config = loadConfig({
       DATABASE_URL: t.url,
-      REDIS_URL,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       QUERY_TIMEOUT_MS: "1000",
@@ -58,7 +59,7 @@ describe("one crawl per source at a time", () => {
       MIGRATE_ON_START: "0",
     });
     queues = createCrawlQueues({
-      redisUrl: REDIS_URL,
+      ...testQueueStore(t.url),
       prefix: config.queuePrefix,
       jobAttempts: config.jobAttempts,
       jobBackoffMs: config.jobBackoffMs,
@@ -114,7 +115,7 @@ describe("one crawl per source at a time", () => {
     });
     workers = startWorkers(
       deps,
-      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix),
+      testWorkerSettings(testQueueStore(t.url), config.queuePrefix),
       logger,
     );
     scheduler = await startScheduler(t.db, queues, logger, 2500);

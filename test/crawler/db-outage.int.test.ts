@@ -15,6 +15,7 @@ import {
   createQueueSink,
   enqueueCrawl,
   type CrawlQueues,
+  type QueueStore,
 } from "../../src/crawler/queues";
 import type { Querier } from "../../src/crawler/querier";
 import { buildCrawlDeps, createDefaultQuerier } from "../../src/crawler/runtime";
@@ -26,13 +27,14 @@ import { withDatabase } from "../../src/shared/services";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { startOwnPostgres, type OwnPostgres } from "../../src/shared/own-services";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv, testRedisUrl } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 import { testWorkerSettings } from "../helpers/workers";
 
 jest.setTimeout(300_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVERS = 200;
 const OUTAGE_MS = 20_000;
 const QUERY_DELAY_MS = 300;
@@ -44,6 +46,8 @@ describe("a PostgreSQL outage mid-crawl", () => {
   let db: Db;
   let fleet: RunningFleet;
   let queues: CrawlQueues;
+  let store: QueueStore;
+  let queueDb: TestDatabase | null = null;
   let workers: RunningWorkers | null = null;
   const prefix = `gsindex-test-${randomBytes(4).toString("hex")}`;
   const logLines: Record<string, unknown>[] = [];
@@ -66,13 +70,23 @@ describe("a PostgreSQL outage mid-crawl", () => {
         mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
       }),
     );
-    queues = createCrawlQueues({ redisUrl: REDIS_URL, prefix, jobAttempts: 3, jobBackoffMs: 200 });
+    // The queues stay up while the crawl's database is down: on Redis, or without one in a database of the
+    // tests' PostgreSQL server, not the one that stops.
+    store =
+      testRedisUrl === null
+        ? {
+            backend: "postgres",
+            databaseUrl: (queueDb = await createTestDatabase("gsindex_outage_queue")).url,
+          }
+        : { backend: "redis", redisUrl: testRedisUrl };
+    queues = createCrawlQueues({ ...store, prefix, jobAttempts: 3, jobBackoffMs: 200 });
   });
 
   afterAll(async () => {
     await workers?.stop();
     await queues?.close();
     await dropRedisPrefix(prefix);
+    await queueDb?.drop();
     await fleet?.stop();
     await db?.$disconnect();
     await pg?.destroy();
@@ -81,7 +95,7 @@ describe("a PostgreSQL outage mid-crawl", () => {
   it("waits for the database and finishes the crawl with every server written", async () => {
     const config = loadConfig({
       DATABASE_URL: "postgres://unused",
-      REDIS_URL,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: prefix,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       QUERY_TIMEOUT_MS: "1500",
@@ -123,7 +137,7 @@ describe("a PostgreSQL outage mid-crawl", () => {
     });
     workers = startWorkers(
       deps,
-      testWorkerSettings({ redisUrl: REDIS_URL }, prefix, {
+      testWorkerSettings(store, prefix, {
         concurrency: 2,
         outageWaitMs: 120_000,
         outageRetryMs: 1000,

@@ -21,6 +21,7 @@ import { startOwnRedis, type OwnRedis } from "../../src/shared/own-services";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describeWithRedisServer } from "../helpers/queue-backend";
 import { waitFor } from "../helpers/wait-for";
 import { testWorkerSettings } from "../helpers/workers";
 
@@ -28,7 +29,7 @@ jest.setTimeout(180_000);
 
 const FLEET_SIZE = 300;
 
-describe("a crawl whose queued jobs Redis lost", () => {
+describeWithRedisServer("a crawl whose queued jobs Redis lost", () => {
   let t: TestDatabase;
   let redis: OwnRedis;
   let fleet: RunningFleet;

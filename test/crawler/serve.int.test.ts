@@ -10,6 +10,7 @@ import { silentLogger } from "../../src/shared/logger";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(60_000);
@@ -37,6 +38,7 @@ describe("serve (scheduler + worker)", () => {
     const prefix = `gsindex-test-${randomBytes(4).toString("hex")}`;
     const config = loadConfig({
       DATABASE_URL: t.url,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: prefix,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       MIGRATE_ON_START: "0",
@@ -52,7 +54,7 @@ describe("serve (scheduler + worker)", () => {
     });
     const service = await startService(config, ["scheduler", "worker"], silentLogger);
     const queues = createCrawlQueues({
-      redisUrl: config.redisUrl,
+      ...testQueueStore(t.url),
       prefix,
       jobAttempts: 1,
       jobBackoffMs: 0,

@@ -22,12 +22,12 @@ import { makeFleet } from "../../src/simulator/make-fleet";
 import { auth, startTestApi, type TestApi } from "../graphql/helpers/api";
 import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SERVERS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -51,7 +51,7 @@ describe("cancelling a source", () => {
     );
     config = loadConfig({
       DATABASE_URL: t.url,
-      REDIS_URL,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       // 300 simulated servers on 127.0.0.1: more ports on one IP than the farm rule allows.
@@ -61,7 +61,7 @@ describe("cancelling a source", () => {
       MIGRATE_ON_START: "0",
     });
     queues = createCrawlQueues({
-      redisUrl: REDIS_URL,
+      ...testQueueStore(t.url),
       prefix: config.queuePrefix,
       jobAttempts: 3,
       jobBackoffMs: 200,
@@ -84,7 +84,7 @@ describe("cancelling a source", () => {
         sink: createQueueSink(queues),
         querier,
       }),
-      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix, { concurrency: 2 }),
+      testWorkerSettings(testQueueStore(t.url), config.queuePrefix, { concurrency: 2 }),
       silentLogger,
     );
   });

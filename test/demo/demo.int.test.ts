@@ -2,6 +2,7 @@ import { startDemo, type RunningDemo } from "../../src/demo/demo";
 import { freePort } from "../../src/shared/free-port";
 import { silentLogger } from "../../src/shared/logger";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 
@@ -35,7 +36,7 @@ describe("gsindex demo", () => {
       dayMs: 60_000,
       env: {
         DATABASE_URL: database.url,
-        REDIS_URL: process.env.REDIS_URL,
+        ...testQueueEnv(),
         GSINDEX_QUEUE_PREFIX: QUEUE_PREFIX,
         LOG_LEVEL: "silent",
       },

@@ -5,7 +5,7 @@
  * simulated fleet lands in the index.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../../src/shared/free-port";
@@ -14,29 +14,13 @@ import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { startSimValveMaster, type SimValveMaster } from "../../src/simulator/master";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { pathWithoutRedis } from "../helpers/path-without-redis";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(240_000);
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const COUNT = 300;
-
-/** A folder of links to every program on the PATH except Redis's: the PATH of a machine without Redis. */
-function pathWithoutRedis(dir: string): string {
-  for (const folder of (process.env.PATH ?? "").split(path.delimiter)) {
-    let names: string[];
-    try {
-      names = readdirSync(folder);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (name.startsWith("redis-") || existsSync(path.join(dir, name))) continue;
-      symlinkSync(path.join(folder, name), path.join(dir, name));
-    }
-  }
-  return dir;
-}
 
 describe("npm start on a machine without Redis", () => {
   let t: TestDatabase;

@@ -5,6 +5,7 @@
  */
 import { freePort } from "../../src/shared/free-port";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { describeWithRedisServer } from "../helpers/queue-backend";
 import { startOwnRedis, type OwnRedis } from "../../src/shared/own-services";
 import { startServeChild, type ServeChild } from "../helpers/serve-child";
 import { waitFor } from "../helpers/wait-for";
@@ -31,7 +32,7 @@ async function readyz(base: string): Promise<Readiness> {
   }
 }
 
-describe("gsindex serve while Redis is stopped or down", () => {
+describeWithRedisServer("gsindex serve while Redis is stopped or down", () => {
   let database: TestDatabase;
   let redis: OwnRedis;
   let serve: ServeChild;

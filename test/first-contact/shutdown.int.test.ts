@@ -8,6 +8,7 @@ import { freePort } from "../../src/shared/free-port";
 import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { testQueueEnv } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { startServeChild, type ServeChild } from "../helpers/serve-child";
 import { waitFor } from "../helpers/wait-for";
@@ -48,7 +49,7 @@ describe("gsindex serve on SIGTERM mid-crawl", () => {
   const start = async (): Promise<ServeChild> => {
     const child = startServeChild([], {
       DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: prefix,
       API_HOST: "127.0.0.1",
       API_PORT: String(await freePort()),

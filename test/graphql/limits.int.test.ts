@@ -9,6 +9,7 @@ import pino from "pino";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../../src/generated/prisma/client";
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from "../helpers/db";
+import { itWithRedis } from "../helpers/queue-backend";
 import { auth, createCountingDb, startTestApi, type CountingDb, type TestApi } from "./helpers/api";
 import { seedServers } from "./helpers/seed";
 
@@ -129,10 +130,9 @@ describe("read rate limit", () => {
     });
   });
 
-  it("with Redis: two API processes share one count", async () => {
-    const redis = new IORedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", {
-      maxRetriesPerRequest: 1,
-    });
+  // Without Redis, rate-limit-postgres.int.test.ts shares the count through PostgreSQL.
+  itWithRedis("with Redis: two API processes share one count", async (redisUrl) => {
+    const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
     const prefix = `gsindex-test-rl-${process.pid}-${Date.now().toString(36)}`;
     const a = await startTestApi({
       db: counting.db,

@@ -7,10 +7,10 @@
  */
 import http from "node:http";
 import { Writable } from "node:stream";
-import { Queue } from "bullmq";
 import pino from "pino";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { ApiConfig } from "../../src/graphql/api-config";
+import { openQueue } from "../../src/crawler/queues";
 import { createApiKeyChecker } from "../../src/graphql/auth";
 import { mountOperatorRoutes } from "../../src/graphql/dashboard";
 import { startApi, type ApiDeps, type RunningApi } from "../../src/graphql/server";
@@ -18,6 +18,7 @@ import { PrismaClient } from "../../src/generated/prisma/client";
 import { ConfigError, loadConfig } from "../../src/shared/config";
 import { silentLogger } from "../../src/shared/logger";
 import { createTestDatabase, TEST_SERVER_URL, type TestDatabase } from "../helpers/db";
+import { testQueueStore } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import {
   createCountingDb,
@@ -345,13 +346,7 @@ describe("12.10 failed authentication is rate limited per client", () => {
 
   it("the queue dashboard (/admin/queues, Basic or Bearer) shares the same count", async () => {
     const prefix = `gsindex-test-abuse-${process.pid}-${Date.now().toString(36)}`;
-    const queue = new Queue("abuse", {
-      connection: {
-        host: "127.0.0.1",
-        port: Number(new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379").port || 6379),
-      },
-      prefix,
-    });
+    const { queue, redis } = openQueue("abuse", testQueueStore(tdb.url), prefix, {});
     const checkApiKey = createApiKeyChecker([TEST_API_KEY]);
     try {
       await withApi(
@@ -415,6 +410,7 @@ describe("12.10 failed authentication is rate limited per client", () => {
       );
     } finally {
       await queue.close();
+      await redis?.quit().catch(() => undefined);
       await dropRedisPrefix(prefix);
     }
   });
