@@ -118,7 +118,9 @@ describe("raw sample compaction", () => {
     const total = crawls.reduce((n, c) => n + c.samples.length, 0);
     expect(await t.db.serverSample.count()).toBe(total);
 
-    const hours = (await listSamplePartitions(t.db)).map((p) => p.name);
+    const hours = (await listSamplePartitions(t.db))
+      .filter((p) => p.to <= range.to)
+      .map((p) => p.name);
     expect(hours).toHaveLength(3);
     expect(await compactSamples(t.db, range.to)).toEqual(hours);
     expect(await t.db.serverSample.count()).toBe(0);
@@ -168,9 +170,10 @@ describe("raw sample compaction", () => {
       rollupDays: 0,
       now: new Date(day0.getTime() + 2 * DAY),
     });
-    expect(result.droppedPartitions).toEqual([
+    expect(result.droppedPartitions).toContain(
       `server_sample_day_p${day0.toISOString().slice(0, 10).replace(/-/g, "")}`,
-    ]);
+    );
+    expect(await listSamplePartitions(t.db)).toEqual([]);
     expect(await t.db.$queryRaw<unknown[]>`SELECT 1 FROM server_sample_day`).toEqual([]);
     const hourly = await readServerHistories(t.db, ids, { ...range, resolution: "HOUR" });
     expect(hourly.get(ids[0]!)).toHaveLength(3);

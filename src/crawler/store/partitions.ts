@@ -36,7 +36,6 @@ async function ensurePartition(
   name: string,
   from: string,
   to: string,
-  guard?: string,
 ): Promise<void> {
   let seen = known.get(db);
   if (!seen) known.set(db, (seen = new Set()));
@@ -44,7 +43,6 @@ async function ensurePartition(
   await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
     // Identifiers and bounds come from a Date, never from input.
-    if (guard !== undefined && (await tx.$queryRawUnsafe<unknown[]>(guard)).length > 0) return;
     await tx.$executeRawUnsafe(
       `CREATE TABLE IF NOT EXISTS "${name}" PARTITION OF "${parent}" FOR VALUES FROM ('${from}') TO ('${to}')`,
     );
@@ -53,21 +51,36 @@ async function ensurePartition(
 }
 
 /**
- * Creates the hour partition a crawl starting at `at` writes its samples into (idempotent, safe between
- * concurrent workers). An hour compacted already keeps no partition: its late rows stay in the DEFAULT
- * partition, which cannot give up rows to a new partition.
+ * Creates the 24 hour partitions of the UTC day holding `at` (a crawl calls it as it starts; idempotent,
+ * safe between concurrent workers): a whole day at once, so that a day's samples written in bulk land in
+ * their hours, not in the DEFAULT partition, which every hour's rollup would scan. An hour with rows in
+ * the DEFAULT partition (compacted already, written late) gets none: those rows cannot move.
  */
 export async function ensureSamplePartition(db: Db, at: Date): Promise<void> {
-  const from = floorHour(at).toISOString();
-  const to = new Date(floorHour(at).getTime() + HOUR_MS).toISOString();
-  await ensurePartition(
-    db,
-    "server_sample",
-    hourPartitionName(at),
-    from,
-    to,
-    `SELECT 1 FROM server_sample_default WHERE crawl_at >= '${from}' AND crawl_at < '${to}' LIMIT 1`,
-  );
+  const day = utcDay(at);
+  let seen = known.get(db);
+  if (!seen) known.set(db, (seen = new Set()));
+  const key = `hours ${day.toISOString()}`;
+  if (seen.has(key)) return;
+  await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
+    const taken = new Set(
+      (
+        await tx.$queryRaw<{ h: number }[]>`
+          SELECT DISTINCT extract(hour FROM crawl_at AT TIME ZONE 'UTC')::int AS h FROM server_sample_default
+          WHERE crawl_at >= ${day} AND crawl_at < ${new Date(day.getTime() + DAY_MS)}`
+      ).map((r) => r.h),
+    );
+    for (let h = 0; h < 24; h++) {
+      if (taken.has(h)) continue;
+      const from = new Date(day.getTime() + h * HOUR_MS);
+      // Identifiers and bounds come from a Date, never from input.
+      await tx.$executeRawUnsafe(
+        `CREATE TABLE IF NOT EXISTS "${hourPartitionName(from)}" PARTITION OF "server_sample" FOR VALUES FROM ('${from.toISOString()}') TO ('${new Date(from.getTime() + HOUR_MS).toISOString()}')`,
+      );
+    }
+  });
+  seen.add(key);
 }
 
 /** Creates the day partition of server_sample_day holding `at` (compaction calls it). */
@@ -116,18 +129,18 @@ export async function listSamplePartitions(db: Db): Promise<SamplePartition[]> {
   });
 }
 
-/** Drops a partition (taking it out of the cache of partitions known to exist). */
-export async function dropSamplePartition(db: Db, name: string): Promise<void> {
-  await db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
-    await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS "${name}"`);
-  });
-  known.get(db)?.delete(name);
-}
-
 /** Forgets that a partition exists (compaction dropped it inside its own transaction). */
 export function forgetSamplePartition(db: Db, name: string): void {
   known.get(db)?.delete(name);
+}
+
+/** Forgets the days whose hours were made, up to `before` (their partitions are gone). */
+function forgetHours(db: Db, before: Date): void {
+  const seen = known.get(db);
+  if (!seen) return;
+  for (const key of seen)
+    if (key.startsWith("hours ") && new Date(key.slice(6)).getTime() < before.getTime())
+      seen.delete(key);
 }
 
 /**
@@ -135,12 +148,17 @@ export function forgetSamplePartition(db: Db, name: string): void {
  * Returns the dropped names.
  */
 export async function dropSamplePartitionsBefore(db: Db, before: Date): Promise<string[]> {
-  const dropped: string[] = [];
-  for (const p of await listSamplePartitions(db)) {
-    if (p.to.getTime() > before.getTime()) continue;
-    await dropSamplePartition(db, p.name);
-    dropped.push(p.name);
-  }
+  const dropped = (await listSamplePartitions(db))
+    .filter((p) => p.to.getTime() <= before.getTime())
+    .map((p) => p.name);
+  // One statement for all: a window's worth of hours after a long stop is hundreds of tables.
+  if (dropped.length > 0)
+    await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
+      await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS ${dropped.map((n) => `"${n}"`).join(", ")}`);
+    });
+  for (const name of dropped) forgetSamplePartition(db, name);
+  forgetHours(db, before);
   // Late rows of compacted hours: rare and few, so a DELETE costs no real vacuum.
   await db.$executeRaw`DELETE FROM server_sample_default WHERE crawl_at < ${before}`;
   return dropped;
