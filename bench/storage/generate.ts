@@ -3,15 +3,19 @@
  * in bulk with generate_series, as if a crawl had run every 5 minutes for `days` days:
  * - game_server: the current state of every server (players, rules);
  * - crawl: one row per 5-minute crawl;
- * - server_sample: raw samples for the raw window (HISTORY_RAW_DAYS), one day partition per UTC day,
- *   for `rawServers` servers (the raw window is large: see the part's notes);
+ * - raw samples for the raw window (HISTORY_RAW_DAYS), for `rawServers` servers: each day written as the
+ *   crawler writes them (one row per sample in server_sample), measured for the first day (the layout
+ *   before migration 20261124140000_raw_sample_day), then compacted by the retention job's statement into
+ *   server_sample_day (one row per server per day) and dropped;
  * - server_day: one row per server per day with the 24 hourly slots, for every day;
  * - population_rollup: HOUR and DAY buckets per dimension key (ALL, APP, FOLDER, MAP, REGION, PROTOCOL).
  * The history ends at 00:00 UTC today, so "the last 30 days" is all history.
  */
 import type { Client } from "pg";
+import { totalBytes } from "../lib/bench-db";
 import { SIM_GAMES } from "../../src/simulator/games";
-import { partitionName } from "../../src/crawler/store/partitions";
+import { appendToDaysSql } from "../../src/crawler/store/history-store";
+import { dayPartitionName } from "../../src/crawler/store/partitions";
 
 export const SAMPLES_PER_DAY = 288;
 const DAY_MS = 24 * 3600 * 1000;
@@ -28,6 +32,8 @@ export interface GenerateTimings {
   serversMs: number;
   crawlsMs: number;
   rawMs: number;
+  /** Of rawMs: compacting the rows into day rows. */
+  compactMs: number;
   daysMs: number;
   populationMs: number;
 }
@@ -39,6 +45,9 @@ export interface Generated {
   dayRows: number;
   populationRows: number;
   rawPartitions: string[];
+  /** The first raw day as one row per sample (server_sample), before compaction: bytes and rows. */
+  rowLayoutBytes: number;
+  rowLayoutRows: number;
 }
 
 async function timed(body: () => Promise<unknown>): Promise<number> {
@@ -112,25 +121,31 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
   const crawlsMs = await timed(async () => {
     await c.query(
       `INSERT INTO crawl (key, source_id, started_at, finished_at, listed, queried, answered, failed, written)
-       SELECT 'bench-' || to_char(t AT TIME ZONE 'UTC', 'YYYYMMDDHH24MI'), 1, t, t + interval '40 seconds', $3::int, $3::int, ($3::int * 0.95)::int, ($3::int * 0.05)::int, $3::int
+       SELECT 'bench-' || to_char(t AT TIME ZONE 'UTC', 'YYYYMMDDHH24MI'), 1,
+         -- A scheduled crawl starts a few ms to seconds late, not on the minute: crawl_at is kept to the ms.
+         t + (extract(epoch FROM t)::bigint * 7919 % 3000) * interval '1 millisecond', t + interval '40 seconds', $3::int, $3::int, ($3::int * 0.95)::int, ($3::int * 0.05)::int, $3::int
        FROM generate_series($1::timestamptz, $2::timestamptz - interval '5 minutes', interval '5 minutes') AS t`,
       [startAt, endAt, o.servers],
     );
   });
 
-  // Raw window: the last rawDays days, one partition per day, one sample per server per crawl.
+  // Raw window: the last rawDays days, written one sample per server per crawl as the crawler writes them
+  // (here a whole day in one partition), then compacted into day rows as the retention job does each hour.
   const rawPartitions: string[] = [];
   let rawRows = 0;
+  let rowLayoutBytes = 0;
+  let rowLayoutRows = 0;
+  let compactMs = 0;
   const rawMs = await timed(async () => {
     // Generated rows are consistent by construction: skip the per-row foreign-key triggers (the
     // crawler's inserts pay them; this part measures sizes, and an hour-long run has no time for them).
     await c.query("SET session_replication_role = replica");
     for (let d = o.rawDays; d >= 1; d--) {
       const day = new Date(endAt.getTime() - d * DAY_MS);
-      const name = partitionName(day);
-      rawPartitions.push(name);
+      const rows = `server_sample_p${day.toISOString().slice(0, 10).replace(/-/g, "")}`;
+      const dayEnd = new Date(day.getTime() + DAY_MS).toISOString();
       await c.query(
-        `CREATE TABLE "${name}" PARTITION OF server_sample FOR VALUES FROM ('${day.toISOString()}') TO ('${new Date(day.getTime() + DAY_MS).toISOString()}')`,
+        `CREATE TABLE "${rows}" PARTITION OF server_sample FOR VALUES FROM ('${day.toISOString()}') TO ('${dayEnd}')`,
       );
       const r = await c.query(
         `INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
@@ -144,7 +159,20 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
         [day, new Date(day.getTime() + DAY_MS), o.rawServers],
       );
       rawRows += r.rowCount ?? 0;
-      o.log(`storage: raw ${name}: ${r.rowCount} samples`);
+      if (d === o.rawDays) {
+        rowLayoutBytes = await totalBytes(c, [rows]);
+        rowLayoutRows = r.rowCount ?? 0;
+      }
+      const name = dayPartitionName(day);
+      rawPartitions.push(name);
+      compactMs += await timed(async () => {
+        await c.query(
+          `CREATE TABLE "${name}" PARTITION OF server_sample_day FOR VALUES FROM ('${day.toISOString().slice(0, 10)}') TO ('${dayEnd.slice(0, 10)}')`,
+        );
+        await c.query(appendToDaysSql(`"${rows}"`));
+        await c.query(`DROP TABLE "${rows}"`);
+      });
+      o.log(`storage: raw ${name}: ${r.rowCount} samples compacted`);
     }
     await c.query("SET session_replication_role = DEFAULT");
   });
@@ -213,11 +241,13 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
   await c.query("ANALYZE");
   return {
     endAt,
-    timings: { serversMs, crawlsMs, rawMs, daysMs, populationMs },
+    timings: { serversMs, crawlsMs, rawMs, compactMs, daysMs, populationMs },
     rawRows,
     dayRows,
     populationRows,
     rawPartitions,
+    rowLayoutBytes,
+    rowLayoutRows,
   };
 }
 

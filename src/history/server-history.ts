@@ -65,9 +65,9 @@ export async function readServerHistories(
       SELECT game_server_id AS id, crawl_at AS at, 1 AS samples, online::int AS online,
         CASE WHEN online THEN players END AS pmin, CASE WHEN online THEN players END AS pmax, players::int AS psum,
         bots AS bmax, max_players, map, ping_ms
-      FROM server_sample
-      WHERE game_server_id = ANY(${ids}::bigint[]) AND crawl_at >= ${o.from} AND crawl_at < ${o.to}
-      ORDER BY game_server_id, crawl_at`;
+      FROM server_sample_range(${o.from}::timestamptz, ${o.to}::timestamptz)
+      WHERE game_server_id = ANY(${ids}::bigint[])
+      ORDER BY game_server_id, crawl_at, crawl_id`;
   } else if (o.resolution === "HOUR") {
     rows = await db.$queryRaw<HistoryRow[]>`
       SELECT * FROM (

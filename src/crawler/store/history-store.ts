@@ -1,6 +1,6 @@
 /**
- * History writes: raw samples (server_sample, one per server per crawl, day partitions kept for the raw
- * window) rolled up into server_day (one row per server per UTC day: day totals + 24 hourly slots in
+ * History writes: raw samples (one per server per crawl, written into hour partitions and compacted into
+ * one row per server per day, kept for the raw window; read through server_sample_range) rolled up into server_day (one row per server per UTC day: day totals + 24 hourly slots in
  * arrays) and population_rollup (hourly and daily aggregates per game, map, region, ...), and the
  * retention that drops what is past its window. Reads are src/history/, shared with the API.
  *
@@ -9,7 +9,13 @@
  */
 import type { Db } from "../../shared/db";
 import { DAY_MS, floorHour, HOUR_MS, utcDay } from "../../history/time";
-import { dropSamplePartitionsBefore, listSamplePartitions } from "./partitions";
+import {
+  dropSamplePartitionsBefore,
+  ensureSampleDayPartition,
+  forgetSamplePartition,
+  listSamplePartitions,
+  PARTITION_LOCK_KEY,
+} from "./partitions";
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
@@ -62,7 +68,7 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
         sum(players)::int AS psum,
         max(bots) AS bmax,
         mode() WITHIN GROUP (ORDER BY map) FILTER (WHERE online AND map IS NOT NULL AND map <> '') AS top_map
-      FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}
+      FROM server_sample_range(${hour}::timestamptz, ${end}::timestamptz)
       GROUP BY game_server_id
     ), pad AS (SELECT ${slot}::int - 1 AS before, 24 - ${slot}::int AS after)
     INSERT INTO server_day AS d (game_server_id, day, h_samples, h_online, h_players_min, h_players_max, h_players_sum, h_bots_max, h_map)
@@ -103,7 +109,7 @@ async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): P
       bots_max = (SELECT max(x) FROM unnest(d.h_bots_max) x),
       top_map = (SELECT m FROM unnest(d.h_map, d.h_online) AS u(m, o) WHERE m IS NOT NULL GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)
     WHERE d.day = ${day}::date
-      AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample WHERE crawl_at >= ${from} AND crawl_at < ${to})`,
+      AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample_range(${from}::timestamptz, ${to}::timestamptz))`,
     ],
     ROLLUP_TX_OPTIONS,
   );
@@ -128,14 +134,14 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
       db.$executeRaw`
       WITH moments AS (
         SELECT t, row_number() OVER (ORDER BY t) AS i
-        FROM (SELECT DISTINCT crawl_at AS t FROM server_sample WHERE crawl_at >= ${hour} AND crawl_at < ${end}) x
+        FROM (SELECT DISTINCT crawl_at AS t FROM server_sample_range(${hour}::timestamptz, ${end}::timestamptz)) x
       ), nm AS (SELECT count(*)::float8 AS n FROM moments
       ), s AS (
         SELECT ss.game_server_id AS id, ss.crawl_at, ss.online, ss.players, COALESCE(ss.bots, 0) AS bots, ss.map,
           g.app_id, g.folder, g.region, g.country, g.protocol, g.suspected_fake AS fake,
           row_number() OVER w = 1 AS first, lead(ss.crawl_at) OVER w AS until_at
-        FROM server_sample ss JOIN game_server g ON g.id = ss.game_server_id
-        WHERE ss.crawl_at >= ${hour} AND ss.crawl_at < ${end} AND NOT g.is_relay AND NOT g.hidden
+        FROM server_sample_range(${hour}::timestamptz, ${end}::timestamptz) ss JOIN game_server g ON g.id = ss.game_server_id
+        WHERE NOT g.is_relay AND NOT g.hidden
         WINDOW w AS (PARTITION BY ss.game_server_id ORDER BY ss.crawl_at, ss.crawl_id)
       ), covered AS (
         -- The moments a sample stands for: from its crawl (the server's first of the hour: from the first
@@ -231,8 +237,80 @@ async function rollupPopulationDay(db: Db, day: Date): Promise<void> {
   );
 }
 
+/** A compaction waits for writers of the hour and holds them off while it runs: longer than Prisma's 5 s. */
+const COMPACT_TX_OPTIONS = { timeout: 600_000, maxWait: 60_000 };
+
+/**
+ * Appends samples to their server's day rows (server_sample_day): `source` is a relation with
+ * server_sample's columns, all of one UTC day or more. Arrays grow by the source's samples in time
+ * order; until_at only grows.
+ */
+export function appendToDaysSql(source: string): string {
+  const by = "ORDER BY s.crawl_at, s.crawl_id";
+  return `
+    INSERT INTO server_sample_day AS d (game_server_id, day, until_at, at_ms, crawl_id, online, players, bots, max_players, map, ping_ms)
+    SELECT s.game_server_id, s.day, max(s.crawl_at), array_agg(s.at_ms ${by}), array_agg(s.crawl_id ${by}),
+      array_agg(s.online ${by}), array_agg(s.players ${by}), array_agg(s.bots ${by}), array_agg(s.max_players ${by}),
+      array_agg(s.map ${by}), array_agg(s.ping_ms ${by})
+    FROM (
+      SELECT r.*, (r.crawl_at AT TIME ZONE 'UTC')::date AS day,
+        (extract(epoch FROM r.crawl_at - ((r.crawl_at AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC')) * 1000)::int AS at_ms
+      FROM ${source} r
+    ) s
+    GROUP BY s.game_server_id, s.day
+    ON CONFLICT (game_server_id, day) DO UPDATE SET
+      until_at = GREATEST(d.until_at, EXCLUDED.until_at), at_ms = d.at_ms || EXCLUDED.at_ms,
+      crawl_id = d.crawl_id || EXCLUDED.crawl_id, online = d.online || EXCLUDED.online,
+      players = d.players || EXCLUDED.players, bots = d.bots || EXCLUDED.bots,
+      max_players = d.max_players || EXCLUDED.max_players, map = d.map || EXCLUDED.map, ping_ms = d.ping_ms || EXCLUDED.ping_ms`;
+}
+
+/**
+ * Compacts every raw hour that ended on or before `before` into the day rows and drops its partition, and
+ * the DEFAULT partition's rows before it (samples of hours compacted already). Each hour is one transaction
+ * that holds sample writes off (SHARE ROW EXCLUSIVE on server_sample: reads go on) so that no row
+ * lands in the partition between its copy and its drop; a writer that waited writes into the DEFAULT
+ * partition, and the compacted day row makes a retried sample of the hour a no-op (sample-store.ts).
+ * Returns the partitions compacted.
+ */
+export async function compactSamples(db: Db, before: Date): Promise<string[]> {
+  const compacted: string[] = [];
+  for (const p of await listSamplePartitions(db)) {
+    if (p.compacted || p.to.getTime() > before.getTime()) continue;
+    await ensureSampleDayPartition(db, p.from);
+    await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
+      await tx.$executeRawUnsafe("LOCK TABLE server_sample IN SHARE ROW EXCLUSIVE MODE");
+      // The name comes from the catalogue and matched the partition pattern.
+      await tx.$executeRawUnsafe(appendToDaysSql(`"${p.name}"`));
+      await tx.$executeRawUnsafe(`DROP TABLE "${p.name}"`);
+    }, COMPACT_TX_OPTIONS);
+    forgetSamplePartition(db, p.name);
+    compacted.push(p.name);
+  }
+  const late = await db.$queryRaw<{ day: Date }[]>`
+    SELECT DISTINCT (crawl_at AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC' AS day
+    FROM server_sample_default WHERE crawl_at < ${before}`;
+  if (late.length > 0) {
+    for (const r of late) await ensureSampleDayPartition(db, r.day);
+    await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PARTITION_LOCK_KEY})`;
+      await tx.$executeRawUnsafe("LOCK TABLE server_sample IN SHARE ROW EXCLUSIVE MODE");
+      await tx.$executeRawUnsafe(
+        `WITH moved AS (DELETE FROM server_sample_default WHERE crawl_at < '${before.toISOString()}' RETURNING *) ${appendToDaysSql("moved")}`,
+      );
+    }, COMPACT_TX_OPTIONS);
+  }
+  return compacted;
+}
+
+/** How long after its end an hour of raw samples is compacted. */
+const COMPACT_AFTER_MS = HOUR_MS;
+
 export interface RetentionResult {
   droppedPartitions: string[];
+  /** Raw hours compacted into day rows (their partitions are gone too). */
+  compactedPartitions: string[];
   deletedDays: number;
   deletedBatches: number;
 }
@@ -247,12 +325,23 @@ export async function applyRetention(
 ): Promise<RetentionResult> {
   const now = o.now ?? new Date();
   const rawBefore = new Date(utcDay(now).getTime() - o.rawDays * DAY_MS);
-  for (const p of await listSamplePartitions(db)) {
-    // Re-roll the day before dropping it: a crawl whose finish never ran is still counted.
-    if (p.day.getTime() + DAY_MS <= rawBefore.getTime())
-      await rollupRange(db, p.day, new Date(p.day.getTime() + DAY_MS - 1));
-  }
+  // Re-roll each day before dropping it: a crawl whose finish never ran is still counted.
+  const days = new Set<number>();
+  for (const p of await listSamplePartitions(db))
+    if (p.day.getTime() + DAY_MS <= rawBefore.getTime()) days.add(p.day.getTime());
+  const late = await db.$queryRaw<{ day: Date }[]>`
+    SELECT DISTINCT (crawl_at AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC' AS day
+    FROM server_sample_default WHERE crawl_at < ${rawBefore}`;
+  for (const r of late) days.add(r.day.getTime());
+  for (const d of [...days].sort((x, y) => x - y))
+    await rollupRange(db, new Date(d), new Date(d + DAY_MS - 1));
   const droppedPartitions = await dropSamplePartitionsBefore(db, rawBefore);
+  // Hours inside the window: compacted once every crawl started in them is likely done writing (a sample
+  // written later still counts, through the DEFAULT partition).
+  const compactedPartitions = await compactSamples(
+    db,
+    new Date(floorHour(now).getTime() - COMPACT_AFTER_MS),
+  );
   let deletedDays = 0;
   if (o.rollupDays > 0) {
     const before = new Date(utcDay(now).getTime() - o.rollupDays * DAY_MS);
@@ -261,5 +350,5 @@ export async function applyRetention(
   }
   const deletedBatches = await db.$executeRaw`
     DELETE FROM crawl_batch b USING crawl c WHERE b.crawl_id = c.id AND c.finished_at < ${new Date(now.getTime() - DAY_MS)}`;
-  return { droppedPartitions, deletedDays, deletedBatches };
+  return { droppedPartitions, compactedPartitions, deletedDays, deletedBatches };
 }

@@ -18,7 +18,9 @@ import {
   type FakePlayerRules,
 } from "../fake-players";
 import type { ListingTruncation, ReportedState } from "../list-source";
-import { clampInt, cleanJson, cleanText, INT_MAX, SMALLINT_MAX } from "./sanitize";
+import { insertSamples, sampleOf, type SampleRow } from "./sample-store";
+import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
+import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -393,27 +395,7 @@ function reportedToStatus(r: ReportedState): ServerStatus {
 
 const SERVER_TYPE_CODE = { dedicated: "d", listen: "l", proxy: "p" } as const;
 
-/** game_server.players_source: where a server's player count comes from (prisma/schema.prisma, PlayerCountSource). */
-export type PlayerCountSource =
-  "A2S_INFO" | "A2S_PLAYER" | "MANAGEMENT" | "LEGACY_STATUS" | "STEAM_WEB_API";
-
-/** A2S_INFO carries the player count in one byte. */
-const A2S_INFO_MAX_PLAYERS = 255;
-
-/**
- * The player count of a server's own answer and where it comes from: A2S_INFO's count, except that a
- * PLAYER list longer than INFO's one byte can hold is the better count (servers with more than 255
- * players); an older protocol's status answer as its adapter read it.
- */
-export function answeredPlayerCount(status: ServerStatus): {
-  players: number;
-  source: PlayerCountSource;
-} {
-  if (status.protocol !== "source") return { players: status.players, source: "LEGACY_STATUS" };
-  if (status.players >= A2S_INFO_MAX_PLAYERS && status.playerList.length > status.players)
-    return { players: status.playerList.length, source: "A2S_PLAYER" };
-  return { players: status.players, source: "A2S_INFO" };
-}
+export { answeredPlayerCount, type PlayerCountSource } from "./player-count";
 
 interface StateWrite {
   id: number;
@@ -503,54 +485,6 @@ async function applyStates(
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text, fake_reasons text[])
     WHERE g.id = u.id AND (NOT ${onlyIfNeverAnswered} OR g.last_answered_at IS NULL)`;
-}
-
-interface SampleRow {
-  id: number;
-  online: boolean;
-  players: number;
-  bots: number | null;
-  max_players: number;
-  map: string | null;
-  ping_ms: number | null;
-}
-
-function sampleOf(
-  id: number,
-  status: ServerStatus | null,
-  pingMs: number | null,
-  reported = false,
-): SampleRow {
-  if (status === null)
-    return { id, online: false, players: 0, bots: null, max_players: 0, map: null, ping_ms: null };
-  return {
-    id,
-    online: true,
-    players:
-      clampInt(reported ? status.players : answeredPlayerCount(status).players, 0, SMALLINT_MAX) ??
-      0,
-    bots: clampInt(status.bots, 0, SMALLINT_MAX),
-    max_players: clampInt(status.maxPlayers, 0, SMALLINT_MAX) ?? 0,
-    map: cleanText(status.map),
-    ping_ms: clampInt(pingMs ?? status.pingMs, 0, SMALLINT_MAX),
-  };
-}
-
-/** One sample per server per crawl; a duplicate (retried job) is ignored. Returns rows inserted. */
-async function insertSamples(
-  tx: Tx,
-  crawlId: number,
-  crawlAt: Date,
-  samples: SampleRow[],
-): Promise<number> {
-  if (samples.length === 0) return 0;
-  const input = JSON.stringify(samples);
-  return tx.$executeRaw`
-    INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
-    SELECT s.id, ${crawlAt}, ${crawlId}, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
-    FROM jsonb_to_recordset(${input}::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
-      max_players smallint, map text, ping_ms smallint)
-    ON CONFLICT DO NOTHING`;
 }
 
 export type BatchOutcome =

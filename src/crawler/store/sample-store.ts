@@ -1,0 +1,66 @@
+/**
+ * The raw sample write: one sample per server per crawl into server_sample (hour partitions; the
+ * retention job compacts finished hours into one row per server per day: docs/storage.md, "Raw samples").
+ */
+import type { ServerStatus } from "../../protocol";
+import type { Db } from "../../shared/db";
+import { answeredPlayerCount } from "./player-count";
+import { clampInt, cleanText, SMALLINT_MAX } from "./sanitize";
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+export interface SampleRow {
+  id: number;
+  online: boolean;
+  players: number;
+  bots: number | null;
+  max_players: number;
+  map: string | null;
+  ping_ms: number | null;
+}
+
+export function sampleOf(
+  id: number,
+  status: ServerStatus | null,
+  pingMs: number | null,
+  reported = false,
+): SampleRow {
+  if (status === null)
+    return { id, online: false, players: 0, bots: null, max_players: 0, map: null, ping_ms: null };
+  return {
+    id,
+    online: true,
+    players:
+      clampInt(reported ? status.players : answeredPlayerCount(status).players, 0, SMALLINT_MAX) ??
+      0,
+    bots: clampInt(status.bots, 0, SMALLINT_MAX),
+    max_players: clampInt(status.maxPlayers, 0, SMALLINT_MAX) ?? 0,
+    map: cleanText(status.map),
+    ping_ms: clampInt(pingMs ?? status.pingMs, 0, SMALLINT_MAX),
+  };
+}
+
+/**
+ * One sample per server per crawl; a duplicate (retried job) is ignored, whether its twin is still a row
+ * of its hour (the primary key) or compacted already into the server's day row (the NOT EXISTS: only a
+ * day row compacted up to this crawl's start has its arrays read). Returns rows inserted.
+ */
+export async function insertSamples(
+  tx: Tx,
+  crawlId: number,
+  crawlAt: Date,
+  samples: SampleRow[],
+): Promise<number> {
+  if (samples.length === 0) return 0;
+  const input = JSON.stringify(samples);
+  return tx.$executeRaw`
+    INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
+    SELECT s.id, ${crawlAt}, ${crawlId}, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
+    FROM jsonb_to_recordset(${input}::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
+      max_players smallint, map text, ping_ms smallint)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM server_sample_day d
+      WHERE d.game_server_id = s.id AND d.day = (${crawlAt}::timestamptz AT TIME ZONE 'UTC')::date
+        AND d.until_at >= ${crawlAt} AND ${crawlId}::bigint = ANY(d.crawl_id))
+    ON CONFLICT DO NOTHING`;
+}
