@@ -70,12 +70,28 @@ export interface FinishCrawlJob {
   crawlId: number;
   crawlKey: string;
 }
+/** A start of the source owed since a tick found `afterCrawlKey` running: made at that crawl's close. */
+export interface CatchUpJob {
+  sourceId: number;
+  afterCrawlKey: string;
+  /** The skipped start's time: the catch-up crawl's key. */
+  skippedAtMs: number;
+  /** When it starts anyway if the crawl's close never releases it (the crawl failed, or was abandoned). */
+  fallbackMs: number;
+}
 
 /** Where steps hand work on: BullMQ queues, or the in-process runner. Adding twice must be harmless. */
 export interface JobSink {
   listRuns(jobs: ListRunJob[]): Promise<void>;
   queryBatches(jobs: QueryBatchJob[]): Promise<void>;
   finishCrawl(job: FinishCrawlJob): Promise<void>;
+  /**
+   * Holds a start of the source until `afterCrawlKey` closes (releaseCatchUp); one per crawl however many
+   * ticks it skips. Absent where there are no ticks (`crawl --once`).
+   */
+  holdCatchUp?(job: CatchUpJob): Promise<void>;
+  /** Starts the catch-up held for this crawl, if any, now. */
+  releaseCatchUp?(afterCrawlKey: string): Promise<void>;
 }
 
 export interface CrawlSettings {
@@ -162,6 +178,8 @@ export function crawlKeyOf(sourceName: string, scheduledAtMs: number): string {
  */
 const STALE_AFTER_INTERVALS = 3;
 const STALE_AFTER_MIN_MS = 30 * 60_000;
+const staleAfterMs = (intervalMs: number): number =>
+  Math.max(STALE_AFTER_INTERVALS * intervalMs, STALE_AFTER_MIN_MS);
 
 /** How often a running list or query job checks that its crawl is still open. */
 const CANCEL_POLL_MS = 1000;
@@ -233,10 +251,7 @@ export async function startCrawl(
   const abandoned = await abandonStaleCrawls(
     deps.db,
     source.id,
-    new Date(
-      input.startedAt.getTime() -
-        Math.max(STALE_AFTER_INTERVALS * source.intervalMs, STALE_AFTER_MIN_MS),
-    ),
+    new Date(input.startedAt.getTime() - staleAfterMs(source.intervalMs)),
   );
   if (abandoned > 0)
     deps.logger.warn(
@@ -266,6 +281,7 @@ export async function startCrawl(
       },
       "crawl tick skipped: the previous crawl of the source is still running",
     );
+    await holdCatchUp(deps, source, open.running, input.startedAt);
     await requeueOpenWork(deps, open.running);
     return null;
   }
@@ -510,6 +526,30 @@ async function requeueOpenWork(deps: CrawlDeps, crawl: CrawlRecord): Promise<voi
   await maybeFinish(deps, crawl);
 }
 
+/**
+ * A skipped tick is made up when the crawl that made it skip closes, not at the tick after: otherwise a crawl
+ * that runs a little past its interval gives its servers twice the interval (the index source's p95 in
+ * docs/BENCHMARKS.md, "Cadence"). The hold is set before looking at the crawl again, and finishCrawl closes
+ * the crawl before releasing, so a close between the skip and the hold still releases it.
+ */
+async function holdCatchUp(
+  deps: CrawlDeps,
+  source: Pick<SourceRecord, "id" | "intervalMs">,
+  running: CrawlRecord,
+  skippedAt: Date,
+): Promise<void> {
+  if (!deps.sink.holdCatchUp) return;
+  await deps.sink.holdCatchUp({
+    sourceId: source.id,
+    afterCrawlKey: running.key,
+    skippedAtMs: skippedAt.getTime(),
+    // By then the next start closes the crawl as stale anyway.
+    fallbackMs: staleAfterMs(source.intervalMs),
+  });
+  const now = await getCrawl(deps.db, running.id);
+  if (now === null || now.finishedAt !== null) await deps.sink.releaseCatchUp?.(running.key);
+}
+
 async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
   if (await isCrawlComplete(deps.db, crawl.id))
     await deps.sink.finishCrawl({ crawlId: crawl.id, crawlKey: crawl.key });
@@ -624,6 +664,8 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     });
     if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
+  // Closed (here or by an earlier try of this job): a start a tick skipped meanwhile runs now.
+  await deps.sink.releaseCatchUp?.(crawl.key);
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await coalescedRollup(deps.db, crawl.startedAt);
   deps.onEvent?.({ type: "finished", crawlId: crawl.id });

@@ -22,7 +22,7 @@ import {
 import IORedis from "ioredis";
 import { connectionLogger, onBullError, watchRedis } from "../shared/redis-health";
 import type { Db } from "../shared/db";
-import type { FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from "./crawl-jobs";
+import type { CatchUpJob, FinishCrawlJob, JobSink, ListRunJob, QueryBatchJob } from "./crawl-jobs";
 import { cancelOpenCrawls } from "./store/crawl-store";
 
 export const CRAWL_QUEUE = "crawl";
@@ -39,9 +39,14 @@ export const JOB = {
 
 export interface StartCrawlData {
   sourceId: number;
-  /** Set for crawls triggered by hand (API, CLI); scheduled ones use the job's timestamp. */
+  /** Set for crawls triggered by hand (API, CLI) and catch-ups; scheduled ones use the job's timestamp. */
   requestedAtMs?: number;
+  /** A skipped tick made up at the close of the crawl it found running: like a tick, only for an enabled source. */
+  catchUp?: boolean;
 }
+
+/** The held start of a source owed since a tick found this crawl running (JobSink.holdCatchUp). */
+export const catchUpJobIdOf = (crawlKey: string): string => `catchup-${crawlKey}`;
 
 export const RETENTION_SCHEDULER_ID = "retention";
 /** `sweep-<source slug>`: names added through the API may hold characters job ids must not (':'). */
@@ -203,6 +208,23 @@ export function createQueueSink(queues: Pick<CrawlQueues, "crawl" | "query">): J
     },
     async finishCrawl(data: FinishCrawlJob) {
       await queues.crawl.add(JOB.finishCrawl, data, { jobId: `finish-${data.crawlKey}` });
+    },
+    // Delayed, not waiting on anything in the queue: the crawl's close promotes it (releaseCatchUp).
+    async holdCatchUp(job: CatchUpJob) {
+      await queues.crawl.add(
+        JOB.startCrawl,
+        {
+          sourceId: job.sourceId,
+          requestedAtMs: job.skippedAtMs,
+          catchUp: true,
+        } satisfies StartCrawlData,
+        { jobId: catchUpJobIdOf(job.afterCrawlKey), delay: job.fallbackMs },
+      );
+    },
+    async releaseCatchUp(afterCrawlKey: string) {
+      const job = await queues.crawl.getJob(catchUpJobIdOf(afterCrawlKey));
+      // Promoted by a concurrent release, or run already: nothing to do.
+      if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
     },
   };
 }

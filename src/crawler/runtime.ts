@@ -4,6 +4,7 @@ import type { Db } from "../shared/db";
 import type { Logger } from "../shared/logger";
 import type { CrawlDeps, CrawlEvent, CrawlSettings, JobSink } from "./crawl-jobs";
 import type { ListSourceFactory } from "./list-source";
+import type { MasterPacer } from "./master-pace";
 import { limitInFlight, type Querier } from "./querier";
 import { createProtocolQuerier } from "./queriers/protocol-querier";
 import { createListSourceFactory } from "./sources";
@@ -42,6 +43,8 @@ export function buildCrawlDeps(input: {
   sink: JobSink;
   querier?: Querier;
   listSources?: ListSourceFactory;
+  /** Shared by the worker processes (Redis or PostgreSQL); by default this process's own. */
+  masterPacer?: MasterPacer;
   onEvent?: (event: CrawlEvent) => void;
 }): CrawlDeps {
   return {
@@ -53,7 +56,10 @@ export function buildCrawlDeps(input: {
       createListSourceFactory(
         input.config,
         {},
-        { blockedRanges: createBlockedRangeReader(input.db) },
+        {
+          blockedRanges: createBlockedRangeReader(input.db),
+          ...(input.masterPacer ? { masterPacer: input.masterPacer } : {}),
+        },
       ),
     // One cap for the whole process (QUERY_CONCURRENCY), shared by every batch job it runs.
     querier: limitInFlight(

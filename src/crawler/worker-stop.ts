@@ -13,6 +13,9 @@ type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unk
 
 /** How long one Redis step of the hand-back may take before it is given up (Redis may be down). */
 const STEP_TIMEOUT_MS = 1000;
+/** Passes over the active list before closing, and the pause between them (a woken fetch lands within it). */
+const MAX_SWEEPS = 5;
+const SWEEP_PAUSE_MS = 200;
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -69,6 +72,11 @@ export class JobsInFlight {
     );
     while (this.running.size > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
+    // From here every job a worker still fetches goes straight back (track()). A paused BullMQ worker's pending
+    // blocking fetch still moves a job to active when woken, and the hand-back below wakes it: the job just
+    // handed back came straight back to this worker, and when that landed after close() had begun, it stayed
+    // active under a lock nobody renewed until the stalled check, about a minute, freed it.
+    this.stopping = true;
     if (this.running.size > 0) {
       const jobs = [...this.running.entries()];
       logger.warn(
@@ -94,13 +102,21 @@ export class JobsInFlight {
       for (const { worker } of workers)
         worker.cancelAllJobs("gsindex is stopping: job handed back to the queue");
     }
-    this.stopping = true;
-    await within(
-      Promise.all(
-        workers.map(({ worker, connection }) => this.handBackFetched(worker, connection, logger)),
-      ),
-      STEP_TIMEOUT_MS,
-    );
+    // After a hand-back, look again a moment later, until a look finds nothing: the fetch it woke may have
+    // landed meanwhile (a job fetched while stopping that track() could not bounce before the close).
+    let handedBack = this.handedBack.size > 0;
+    for (let pass = 0; pass < MAX_SWEEPS; pass++) {
+      if (pass > 0 || handedBack) await new Promise((r) => setTimeout(r, SWEEP_PAUSE_MS));
+      const handed = await within(
+        Promise.all(
+          workers.map(({ worker, connection }) => this.handBackFetched(worker, connection, logger)),
+        ),
+        STEP_TIMEOUT_MS,
+      );
+      const none = handed !== undefined && handed.every((n) => n === 0);
+      if (none && (pass > 0 || !handedBack)) break;
+      handedBack ||= !none;
+    }
     await within(
       Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined))),
       STEP_TIMEOUT_MS,
@@ -115,15 +131,18 @@ export class JobsInFlight {
     worker: Worker,
     connection: IORedis | undefined,
     logger: Logger,
-  ): Promise<void> {
+  ): Promise<number> {
+    let handed = 0;
     try {
       for (const { id, token } of await activeJobsOf(worker, connection)) {
         const key = `${worker.name}:${id}`;
-        if (this.running.has(key) || this.handedBack.has(key)) continue;
+        if (this.running.has(key)) continue;
         if (token === null || !token.startsWith(`${worker.id}:`)) continue;
+        // Also a job handed back before and fetched again by this worker: its new token is in the lock.
         this.handedBack.add(key);
         const job = await Job.fromId(worker, id);
         await job?.moveToWait(token);
+        handed++;
       }
     } catch (err) {
       logger.warn(
@@ -131,6 +150,7 @@ export class JobsInFlight {
         "could not hand fetched jobs back: they run again once their locks expire",
       );
     }
+    return handed;
   }
 }
 

@@ -127,7 +127,9 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
           case JOB.startCrawl: {
             const data = job.data as StartCrawlData;
             const source = await loadSource(deps.db, data.sourceId);
-            if (!source || (!source.enabled && data.requestedAtMs === undefined)) return null;
+            // A crawl asked for by hand runs even for a disabled source; a tick or a catch-up does not.
+            const byHand = data.requestedAtMs !== undefined && data.catchUp !== true;
+            if (!source || (!source.enabled && !byHand)) return null;
             const scheduledAtMs = data.requestedAtMs ?? scheduledSlotMs(job);
             // Keyed by its tick, timed from when it really starts (a tick may wait in the queue).
             const crawl = await startCrawl(deps, {

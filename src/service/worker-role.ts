@@ -1,6 +1,8 @@
 /** The worker role: the crawl's jobs (listings, query batches, retention), with outcomes counted in the metrics. */
 import { countOutcomes } from "../crawler/counting-querier";
-import { createQueueSink, type CrawlQueues } from "../crawler/queues";
+import { createPostgresPacer, createRedisPacer } from "../crawler/master-pace";
+import { createQueueSink, createRedis, queueSchemaOf, type CrawlQueues } from "../crawler/queues";
+import { closeRedis } from "../shared/redis-health";
 import { buildCrawlDeps, createDefaultQuerier } from "../crawler/runtime";
 import { startWorkers } from "../crawler/workers";
 import { crawlMetricsRecorder } from "./crawl-metrics";
@@ -11,6 +13,16 @@ export function startWorkerRole(
   queues: CrawlQueues,
 ): StartedRole {
   const workerLogger = logger.child({ role: "worker" });
+  const paceError = (err: unknown) =>
+    workerLogger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      "master pace not shared: this request paced by this process alone",
+    );
+  // Every worker process paces a master's listings together, where the queues live.
+  const paceRedis = queueStore.backend === "postgres" ? null : createRedis(queueStore.redisUrl);
+  const masterPacer = paceRedis
+    ? createRedisPacer(paceRedis, `${config.queuePrefix}:master-pace:`, paceError)
+    : createPostgresPacer(db, queueSchemaOf(config.queuePrefix), paceError);
   const deps = buildCrawlDeps({
     config,
     db,
@@ -18,6 +30,7 @@ export function startWorkerRole(
     sink: createQueueSink(queues),
     querier: countOutcomes(createDefaultQuerier(config), metrics.queryOutcomes),
     onEvent: crawlMetricsRecorder(db, metrics),
+    masterPacer,
   });
   const workers = startWorkers(
     deps,
@@ -35,5 +48,11 @@ export function startWorkerRole(
     workerLogger,
   );
   logger.info({ concurrency: config.workerConcurrency }, "workers started");
-  return { name: "worker", stop: () => workers.stop() };
+  return {
+    name: "worker",
+    async stop() {
+      await workers.stop();
+      if (paceRedis) await closeRedis(paceRedis);
+    },
+  };
 }

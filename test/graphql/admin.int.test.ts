@@ -290,6 +290,21 @@ describe("mutations with a valid key", () => {
     }
   });
 
+  it("addSource refuses kind INDEX: the index is one built-in source, a second would query every server twice", async () => {
+    const before = await snapshot();
+    const res = await api.gql(
+      'mutation { addSource(input: { name: "index-two", kind: INDEX, host: "master.example.org" }) { id } }',
+      {},
+      auth(),
+    );
+    expect(res.errors?.[0]?.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      argumentName: "input.kind",
+    });
+    expect(res.errors?.[0]?.message).toContain("built-in");
+    expect(await snapshot()).toBe(before);
+  });
+
   it("setServerHidden hides a server from lists; clearFakeFlag clears the flag", async () => {
     const target = seed.servers.find((s) => s.suspectedFake) as { i: number };
     const hide = await api.gql(

@@ -2,6 +2,7 @@
 import type { Config } from "../../shared/config";
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from "../address-policy";
 import type { ListSourceFactory, SourceRecord } from "../list-source";
+import { createMemoryPacer, type MasterPacer } from "../master-pace";
 import { createOutboundGuard, type LookupAll } from "../outbound-guard";
 import { createAddressListSource } from "./address-list-source";
 import { createIndexSource } from "./index-source";
@@ -19,12 +20,20 @@ export type ListSourceConfig = Pick<
  * `lookup` replaces the system resolver (tests map names without DNS); `blockedRanges` gives the blocked_range
  * rows (CIDR text) at each contact. gsindex's own management server on
  * loopback (the `local-management` source of `gsindex serve`) is always reachable by MANAGEMENT sources.
+ * Valve masters are paced per master address across every listing made through this factory, or through
+ * `masterPacer` across processes.
  */
 export function createListSourceFactory(
   config: ListSourceConfig,
   overrides: Partial<Record<SourceRecord["kind"], ListSourceFactory>> = {},
-  options: { lookup?: LookupAll; blockedRanges?: () => Promise<readonly string[]> } = {},
+  options: {
+    lookup?: LookupAll;
+    blockedRanges?: () => Promise<readonly string[]>;
+    /** The pace Valve masters' listings share (master-pace.ts). @defaultValue this process's own */
+    masterPacer?: MasterPacer;
+  } = {},
 ): ListSourceFactory {
+  const pacer = options.masterPacer ?? createMemoryPacer();
   const blockedRanges = options.blockedRanges;
   const policy = blockedRanges
     ? async (): Promise<AddressPolicy> =>
@@ -43,7 +52,11 @@ export function createListSourceFactory(
     if (override) return override(source);
     switch (source.kind) {
       case "VALVE_UDP":
-        return createValveMasterSource(source, { timeoutMs: config.masterTimeoutMs, guard });
+        return createValveMasterSource(source, {
+          timeoutMs: config.masterTimeoutMs,
+          guard,
+          pacer,
+        });
       case "STEAM_WEB_API":
         return createSteamWebApiSource(source, {
           key: config.steamWebApiKey,

@@ -5,6 +5,7 @@
  */
 import {
   ALL_MASTER_REGION_CODES,
+  DEFAULT_MASTER_REQUESTS_PER_MINUTE,
   FIRST_SEED,
   formatAddress,
   parseIpv4Address,
@@ -12,6 +13,7 @@ import {
   type ServerAddress,
 } from "../../protocol";
 import type { ListSource, ListSplit, ListingResult, SourceRecord } from "../list-source";
+import type { MasterPacer } from "../master-pace";
 import type { OutboundGuard } from "../outbound-guard";
 
 const DEFAULT_MASTER_PORT = 27011;
@@ -46,9 +48,10 @@ function seedOf(cursor: string | undefined): ServerAddress | undefined {
 
 export function createValveMasterSource(
   source: SourceRecord,
-  defaults: { timeoutMs: number; guard: OutboundGuard },
+  defaults: { timeoutMs: number; guard: OutboundGuard; pacer?: MasterPacer },
 ): ListSource {
   const options = optionsOf(source);
+  const requestsPerMinute = options.requestsPerMinute ?? DEFAULT_MASTER_REQUESTS_PER_MINUTE;
   const regions = source.regions.length > 0 ? source.regions : [...ALL_MASTER_REGION_CODES];
   return {
     splits: () => regions.map((region) => ({ region, split: "" })),
@@ -70,14 +73,23 @@ export function createValveMasterSource(
         signal,
         ...(seed ? { seed } : {}),
         ...(options.retries !== undefined ? { retries: options.retries } : {}),
-        ...(options.requestsPerMinute !== undefined
-          ? {
-              pacing:
-                options.requestsPerMinute > 0
-                  ? { requestsPerMinute: options.requestsPerMinute }
-                  : false,
-            }
-          : {}),
+        // The master limits requests per client, not per listing: its regions listed at once share one pace.
+        pacing:
+          requestsPerMinute <= 0
+            ? false
+            : {
+                requestsPerMinute,
+                ...(defaults.pacer
+                  ? {
+                      waitTurn: (s?: AbortSignal) =>
+                        defaults.pacer!.waitTurn(
+                          `${master.address}:${port}`,
+                          60_000 / requestsPerMinute,
+                          s,
+                        ),
+                    }
+                  : {}),
+              },
       });
       // A resumed listing did not see the pages before its seed: absences in it must not count either.
       const error = result.stoppedBy

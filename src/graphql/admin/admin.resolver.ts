@@ -231,6 +231,12 @@ export class AdminResolver {
         "input.name",
         "a slug: lower-case letters, digits and dashes, at most 63",
       );
+    // The index is one built-in source (QUERY_FROM_INDEX): a second one would query every server twice.
+    if (input.kind === "INDEX")
+      throw new BadUserInputError(
+        "input.kind",
+        "INDEX is the built-in source `index`, kept by the scheduler (QUERY_FROM_INDEX); it cannot be added",
+      );
     const data = {
       name: input.name,
       kind: input.kind,

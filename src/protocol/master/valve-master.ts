@@ -39,6 +39,11 @@ import {
 export interface MasterPacing {
   /** Requests sent per minute at most, re-sends included. */
   requestsPerMinute: number;
+  /**
+   * Waits for the send slot of each request (re-sends included) when the pace is shared with other
+   * listings of the same master (concurrent regions, other processes); replaces this listing's own spacing.
+   */
+  waitTurn?: (signal?: AbortSignal) => Promise<void>;
 }
 
 export interface ValveMasterListOptions {
@@ -266,7 +271,11 @@ export async function listValveMaster(
         let batch: MasterBatch | null = null;
         for (let attempt = 0; attempt <= retries && batch === null; attempt++) {
           try {
-            await sleep(lastSentAt + intervalMs - Date.now(), options.signal);
+            if (pacing !== false && pacing.waitTurn) {
+              await pacing.waitTurn(options.signal);
+              if (options.signal?.aborted)
+                throw new ProtocolError("ABORTED", "master listing aborted");
+            } else await sleep(lastSentAt + intervalMs - Date.now(), options.signal);
             lastSentAt = Date.now();
             requests++;
             const waiting = socket.waitForBatch(accept, timeoutMs, options.signal);
