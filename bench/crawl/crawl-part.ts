@@ -45,6 +45,8 @@ const BARE_QUERY_SERVERS = 20_000;
 
 export interface CrawlRun {
   servers: number;
+  /** The checkout whose crawler ran (another build given by --crawl-baseline), null for this one. */
+  baseline: string | null;
   /** Crawler settings changed from the defaults (none for the default runs). */
   settings: Record<string, string>;
   simulatorProcesses: number;
@@ -113,6 +115,7 @@ export async function crawlOnce(
   log: (line: string) => void,
   profileDir: string | null,
   settings: Record<string, string> = {},
+  baseline: string | null = null,
 ): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
@@ -178,7 +181,7 @@ export async function crawlOnce(
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
     crawler = spawnNode(
-      path.join(repoRoot(), "bin", "gsindex.js"),
+      path.join(baseline ?? repoRoot(), "bin", "gsindex.js"),
       ["serve", "--role", "scheduler", "--role", "worker"],
       { env, nodeArgs, raiseFileLimit: true },
     );
@@ -301,6 +304,7 @@ export async function crawlOnce(
     }
     return {
       servers: count,
+      baseline,
       settings,
       simulatorProcesses: processes,
       finished: row?.finished_at != null,
@@ -420,11 +424,16 @@ export async function runCrawlPart(
   const started = Date.now();
   const runs: CrawlRun[] = [];
   for (const count of options.crawlFleets) {
-    const run = await crawlOnce(count, outDir, log, null);
-    log(
-      `crawl ${num(count)}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
-    );
-    runs.push(run);
+    // With a baseline build, the two crawl each fleet one after the other, so both meet the same load.
+    for (const baseline of options.crawlBaseline === null
+      ? [null]
+      : [options.crawlBaseline, null]) {
+      const run = await crawlOnce(count, outDir, log, null, {}, baseline);
+      log(
+        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
+      );
+      runs.push(run);
+    }
   }
   if (Object.keys(options.crawlTuned).length > 0) {
     const count = Math.max(...options.crawlFleets);
@@ -444,7 +453,7 @@ export async function runCrawlPart(
     log(`crawl ${num(count)} (profiled): ${seconds(profiled.wallMs)}`);
   }
   const rows = runs.map((r) => [
-    `${num(r.servers)}${
+    `${num(r.servers)}${r.baseline === null ? "" : ` (baseline: ${r.baseline})`}${
       Object.keys(r.settings).length > 0
         ? ` (tuned: ${Object.entries(r.settings)
             .map(([k, v]) => `${k}=${v}`)
@@ -463,7 +472,7 @@ export async function runCrawlPart(
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
-  const defaults = runs.filter((r) => Object.keys(r.settings).length === 0);
+  const defaults = runs.filter((r) => Object.keys(r.settings).length === 0 && r.baseline === null);
   const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
   const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
   const small = defaults.find((r) => r.servers === 10_000);
@@ -545,7 +554,7 @@ export async function runCrawlPart(
     ...(profiled?.heap
       ? [
           "",
-          `Why the crawler's RSS grows with the fleet (${mib(runs[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(runs[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(runs[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`,
+          `Why the crawler's RSS grows with the fleet (${mib(defaults[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(defaults[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(defaults[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`,
           "",
           heapMarkdown(
             profiled.heap,
