@@ -63,6 +63,9 @@ export interface ListingWriteResult {
   batchKeys: string[];
 }
 
+/** Listed servers written per statement (upsert, states): bounds what one statement sends and returns. */
+const LISTING_CHUNK_ROWS = 2000;
+
 /** Crawl-wide lock: listing runs of one crawl plan their batches one at a time. */
 const CRAWL_LOCK_CLASS = 7_271_006;
 
@@ -117,71 +120,101 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       );
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
-    const input: ListedInput[] = rows.map((r, i) => ({
-      address: cleanText(r.address),
-      ip: r.ip,
-      country: countries[i] ?? null,
-      query_port: r.queryPort,
-      game_port: r.gamePort,
-      region: r.region,
-      protocol: r.protocol,
-      not_queryable: r.notQueryable,
-      is_relay: r.isRelay,
-      managed: r.managed,
-    }));
-    const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
-    const byKey = new Map(rows.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
-    const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
+    // Every existing row of the listing locked at once, in id order, before any is changed: the chunks
+    // below each lock only their own rows, and two chunks' rows are not in id order with each other.
+    await tx.query(
+      `SELECT count(*) FROM (
+        SELECT g.id FROM game_server g JOIN unnest($1::text[], $2::int[]) AS x(address, query_port)
+          ON g.address = x.address AND g.query_port = x.query_port
+        ORDER BY g.id FOR UPDATE OF g) locked`,
+      [rows.map((r) => cleanText(r.address)), rows.map((r) => r.queryPort)],
+    );
+    // In chunks: what a statement sends and returns stays bounded by LISTING_CHUNK_ROWS, not by the
+    // size of the listing (a Valve region of 90,000 servers).
     const queryable: number[] = [];
-    for (const u of upserted) {
-      const row = byKey.get(`${u.address}\u0000${u.query_port}`);
-      if (row?.reported)
-        reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
-      if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
-    }
-
-    // Management registrations: their state is what they report, sampled like an answer.
-    const managed = reported.filter((r) => r.managed);
+    let upsertedCount = 0;
+    let firstListedOther = 0;
+    let refused = 0;
+    let managedCount = 0;
     let written = 0;
-    if (managed.length > 0) {
-      await applyStates(
-        tx,
-        managed.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "MANAGEMENT" as const,
-        })),
-        false,
-        w.fakePlayers,
-      );
-      written = await insertSamples(
-        tx,
-        w.crawlId,
-        w.crawlAt,
-        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
-      );
-    }
-    // Other sources' own records (Steam Web API) index a server before any answer arrives.
-    const unanswered = reported.filter((r) => !r.managed);
-    if (unanswered.length > 0) {
-      await applyStates(
-        tx,
-        unanswered.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "STEAM_WEB_API" as const,
-        })),
-        true,
-        w.fakePlayers,
-      );
+    for (let from = 0; from < rows.length; from += LISTING_CHUNK_ROWS) {
+      const chunk = rows.slice(from, from + LISTING_CHUNK_ROWS);
+      const input: ListedInput[] = chunk.map((r, i) => ({
+        address: cleanText(r.address),
+        ip: r.ip,
+        country: countries[from + i] ?? null,
+        query_port: r.queryPort,
+        game_port: r.gamePort,
+        region: r.region,
+        protocol: r.protocol,
+        not_queryable: r.notQueryable,
+        is_relay: r.isRelay,
+        managed: r.managed,
+      }));
+      const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
+      upsertedCount += upserted.length;
+      const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
+      const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
+      for (const u of upserted) {
+        const row = byKey.get(`${u.address}\u0000${u.query_port}`);
+        if (row?.reported)
+          reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
+        if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
+        // Listed by an earlier run of this crawl: a queryable server is in one of its batches already
+        // (counted below); any other was listed by this source since the crawl began. Another source
+        // listing the same server meanwhile (one game_server row for both) does not make it "listed
+        // before" here, so each crawl counts it once.
+        else if (!u.listedHereBefore) {
+          firstListedOther++;
+          if (u.not_queryable && !u.management_registered) refused++;
+        }
+      }
+
+      // Management registrations: their state is what they report, sampled like an answer.
+      const managed = reported.filter((r) => r.managed);
+      if (managed.length > 0) {
+        managedCount += managed.length;
+        await applyStates(
+          tx,
+          managed.map((r) => ({
+            id: r.id,
+            status: reportedToStatus(r.state),
+            pingMs: null,
+            playersSource: "MANAGEMENT" as const,
+          })),
+          false,
+          w.fakePlayers,
+        );
+        written += await insertSamples(
+          tx,
+          w.crawlId,
+          w.crawlAt,
+          managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
+        );
+      }
+      // Other sources' own records (Steam Web API) index a server before any answer arrives.
+      const unanswered = reported.filter((r) => !r.managed);
+      if (unanswered.length > 0) {
+        await applyStates(
+          tx,
+          unanswered.map((r) => ({
+            id: r.id,
+            status: reportedToStatus(r.state),
+            pingMs: null,
+            playersSource: "STEAM_WEB_API" as const,
+          })),
+          true,
+          w.fakePlayers,
+        );
+      }
     }
 
+    // Which of them an earlier run of this crawl planned already: only those come back, not the crawl's plan.
     const inCrawl = await rowsOf<{ id: string }>(
       tx,
-      "SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1::bigint",
-      [w.crawlId],
+      `SELECT b.id FROM (SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1::bigint) b
+        JOIN unnest($2::bigint[]) AS q(id) ON q.id = b.id`,
+      [w.crawlId, queryable],
     );
     const planned = new Set(inCrawl.map((r) => idOf(r.id)));
     const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
@@ -199,24 +232,17 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         [w.crawlId, w.runId, plan],
       );
     }
-    // Listed by an earlier run of this crawl: a queryable server is in one of its batches already; any other
-    // was listed by this source since the crawl began. Another source listing the same server meanwhile (one
-    // game_server row for both) does not make it "listed before" here, so each crawl counts it once.
-    const queryableIds = new Set(queryable);
-    const firstListed = upserted.filter(
-      (u) => !(queryableIds.has(u.id) ? planned.has(u.id) : u.listedHereBefore),
-    );
-    const newlyListed = rows.length - (upserted.length - firstListed.length);
-    const refused = firstListed.filter((u) => u.not_queryable && !u.management_registered).length;
+    const firstListed = fresh.length + firstListedOther;
+    const newlyListed = rows.length - (upsertedCount - firstListed);
     await tx.query(
       `UPDATE crawl SET listed = listed + $1::int, written = written + $2::int, refused = refused + $3::int,
         answered = answered + $4::int, partial = partial OR $5::boolean, listed_at = GREATEST(listed_at, now())
       WHERE id = $6::bigint`,
-      [newlyListed, written, refused, managed.length, w.partial, w.crawlId],
+      [newlyListed, written, refused, managedCount, w.partial, w.crawlId],
     );
-    if (managed.length > 0)
+    if (managedCount > 0)
       await tx.query("UPDATE crawl_run SET answered = answered + $1::int WHERE id = $2::bigint", [
-        managed.length,
+        managedCount,
         w.runId,
       ]);
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
