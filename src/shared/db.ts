@@ -8,7 +8,15 @@ export { PrismaClient };
 export type { Pool as PgPool, PoolClient as PgClient } from "pg";
 
 /** The node-postgres pool under each client createDb made (see pgPoolOf). */
-const pools = new WeakMap<Db, Pool>();
+const pools = new WeakMap<object, Pool>();
+
+/**
+ * Says which pool a PrismaClient made elsewhere runs on (a test's client with query logging), so the
+ * crawl's writes use that pool too. createDb does this for its own clients.
+ */
+export function registerPgPool(db: object, pool: Pool): void {
+  pools.set(db, pool);
+}
 
 export function createDb(databaseUrl: string, options: { max?: number } = {}): Db {
   // History is bucketed by UTC day and hour in SQL (timestamptz → date casts): pin the session to UTC
@@ -23,7 +31,7 @@ export function createDb(databaseUrl: string, options: { max?: number } = {}): D
   pool.on("error", () => undefined);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const db = new PrismaClient({ adapter });
-  pools.set(db, pool);
+  registerPgPool(db, pool);
   return db;
 }
 
