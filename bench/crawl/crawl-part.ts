@@ -9,7 +9,8 @@ import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
-import { repoRoot, RUN_OCTET, spawnNode, stopChild } from "../lib/child";
+import { benchScript, repoRoot, RUN_OCTET, runChild, spawnNode, stopChild } from "../lib/child";
+import type { ContenderResult } from "../query/contender";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
 import {
@@ -35,9 +36,17 @@ const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
+/** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
+const TARGET_COST_RATIO = 2;
+/** Crawler peak RSS at 100,000 servers at most this multiple of its peak at 10,000. */
+const TARGET_RSS_GROWTH = 1.3;
+/** Servers of the crawled fleet the bare query library queries after the crawl (CPU per server does not depend on the fleet's size). */
+const BARE_QUERY_SERVERS = 20_000;
 
 export interface CrawlRun {
   servers: number;
+  /** The checkout whose crawler ran (another build given by --crawl-baseline), null for this one. */
+  baseline: string | null;
   /** Crawler settings changed from the defaults (none for the default runs). */
   settings: Record<string, string>;
   simulatorProcesses: number;
@@ -69,6 +78,12 @@ export interface CrawlRun {
   udpRcvbufErrors: number;
   /** Why queries failed: last_error codes of the servers, most frequent first. */
   failures: Array<{ code: string; servers: number }>;
+  /**
+   * The bare query library (queryServer of src/protocol, what the crawler calls) over the same fleet,
+   * same timeout, re-sends and concurrency, no database: its CPU per server is the floor the crawl's
+   * own cost is measured against.
+   */
+  bare: { servers: number; cpuMs: number; wallMs: number; answered: number } | null;
   profile?: ProfileSummary;
   heap?: HeapSummary;
   heapRssBytes?: number;
@@ -100,6 +115,7 @@ export async function crawlOnce(
   log: (line: string) => void,
   profileDir: string | null,
   settings: Record<string, string> = {},
+  baseline: string | null = null,
 ): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
@@ -165,7 +181,7 @@ export async function crawlOnce(
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
     crawler = spawnNode(
-      path.join(repoRoot(), "bin", "gsindex.js"),
+      path.join(baseline ?? repoRoot(), "bin", "gsindex.js"),
       ["serve", "--role", "scheduler", "--role", "worker"],
       { env, nodeArgs, raiseFileLimit: true },
     );
@@ -231,6 +247,7 @@ export async function crawlOnce(
     const udpRcvbufErrors = udpCounters().rcvbufErrors - udpBefore.rcvbufErrors;
     await stopChild(crawler, 20_000);
     crawler = null;
+    const bare = await queryBare(path.join(outDir, `crawl-fleet-${count}.json`), count, log);
 
     const count1 = async (sql: string): Promise<number> =>
       Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
@@ -287,6 +304,7 @@ export async function crawlOnce(
     }
     return {
       servers: count,
+      baseline,
       settings,
       simulatorProcesses: processes,
       finished: row?.finished_at != null,
@@ -312,6 +330,7 @@ export async function crawlOnce(
       udpRcvbufErrors,
       failedAttempts,
       failures,
+      bare,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
     };
@@ -329,6 +348,56 @@ export async function crawlOnce(
 const WORKER_CONCURRENCY = 16;
 const QUERY_CONCURRENCY = 800;
 const BATCH_SIZE = 250;
+const QUERY_TIMEOUT_MS = 1500;
+const QUERY_RETRIES = 1;
+
+/**
+ * The crawled fleet (still running) queried by the bare library in a process of its own, with the
+ * crawler's timeout, re-sends and queries in flight: the same work on the wire without the index.
+ */
+async function queryBare(
+  fleetFile: string,
+  count: number,
+  log: (line: string) => void,
+): Promise<CrawlRun["bare"]> {
+  const servers = Math.min(count, BARE_QUERY_SERVERS);
+  const sends = QUERY_RETRIES + 1;
+  try {
+    const { result } = await runChild<ContenderResult>(
+      benchScript("query/contender"),
+      [
+        "--lib",
+        "gsindex",
+        "--fleet",
+        fleetFile,
+        "--concurrency",
+        String(QUERY_CONCURRENCY),
+        "--send-wait-ms",
+        String(QUERY_TIMEOUT_MS / sends),
+        "--sends",
+        String(sends),
+        "--limit",
+        String(servers),
+      ],
+      { raiseFileLimit: true },
+    );
+    return {
+      servers: result.servers,
+      cpuMs: result.cpuUserMs + result.cpuSystemMs,
+      wallMs: result.wallMs,
+      answered: result.servers - result.correctness.failed,
+    };
+  } catch (err) {
+    log(`crawl ${num(count)}: the bare query library run failed: ${String(err)}`);
+    return null;
+  }
+}
+
+/** Crawler + PostgreSQL CPU per server crawled, as a multiple of the bare library's CPU per server. */
+function costRatio(r: CrawlRun): number {
+  if (r.bare === null || r.bare.servers === 0) return NaN;
+  return (r.crawlerCpuMs + r.postgresCpuMs) / r.servers / (r.bare.cpuMs / r.bare.servers);
+}
 
 /** What limits the crawl, from its own numbers (and the crawler's profile when there is one). */
 function limitsOf(r: CrawlRun, profile: ProfileSummary | undefined): string {
@@ -355,11 +424,16 @@ export async function runCrawlPart(
   const started = Date.now();
   const runs: CrawlRun[] = [];
   for (const count of options.crawlFleets) {
-    const run = await crawlOnce(count, outDir, log, null);
-    log(
-      `crawl ${num(count)}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
-    );
-    runs.push(run);
+    // With a baseline build, the two crawl each fleet one after the other, so both meet the same load.
+    for (const baseline of options.crawlBaseline === null
+      ? [null]
+      : [options.crawlBaseline, null]) {
+      const run = await crawlOnce(count, outDir, log, null, {}, baseline);
+      log(
+        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
+      );
+      runs.push(run);
+    }
   }
   if (Object.keys(options.crawlTuned).length > 0) {
     const count = Math.max(...options.crawlFleets);
@@ -379,7 +453,7 @@ export async function runCrawlPart(
     log(`crawl ${num(count)} (profiled): ${seconds(profiled.wallMs)}`);
   }
   const rows = runs.map((r) => [
-    `${num(r.servers)}${
+    `${num(r.servers)}${r.baseline === null ? "" : ` (baseline: ${r.baseline})`}${
       Object.keys(r.settings).length > 0
         ? ` (tuned: ${Object.entries(r.settings)
             .map(([k, v]) => `${k}=${v}`)
@@ -392,12 +466,21 @@ export async function runCrawlPart(
     `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(", ") || "none"}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
     `crawler ${seconds(r.crawlerCpuMs, 1)}, simulators ${seconds(r.simulatorCpuMs, 1)}, PostgreSQL ${seconds(r.postgresCpuMs, 1)}, Redis ${seconds(r.redisCpuMs, 1)}; machine ${seconds(r.machineCpuMs, 1)} of ${seconds(r.wallMs * 2, 1)}`,
     `**${mib(r.crawlerPeakRssBytes)}** (${mib(r.crawlerStartRssBytes)} when the crawl started)`,
+    r.bare === null
+      ? "not measured"
+      : `crawler ${num(r.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(r.postgresCpuMs / r.servers, 3)} ms vs bare ${num(r.bare.cpuMs / r.bare.servers, 3)} ms (${num(r.bare.servers)} servers, ${num(r.bare.answered)} answered): **${num(costRatio(r), 2)}x**`,
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
-  const defaults = runs.filter((r) => Object.keys(r.settings).length === 0);
+  const defaults = runs.filter((r) => Object.keys(r.settings).length === 0 && r.baseline === null);
   const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
   const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
+  const small = defaults.find((r) => r.servers === 10_000);
+  const rssGrowth =
+    small && big && big.servers === 100_000
+      ? big.crawlerPeakRssBytes / small.crawlerPeakRssBytes
+      : NaN;
+  const ratio = big ? costRatio(big) : NaN;
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,
@@ -421,6 +504,20 @@ export async function runCrawlPart(
       met: Number.isFinite(worstRss) && worstRss > 0 ? worstRss < TARGET_RSS_BYTES : null,
       gap: `${mib(worstRss - TARGET_RSS_BYTES)} over`,
     },
+    {
+      what: "crawler peak RSS at 100,000 servers vs at 10,000",
+      target: `<= ${num(TARGET_RSS_GROWTH, 1)}x`,
+      measured: `${num(rssGrowth, 2)}x`,
+      met: Number.isFinite(rssGrowth) ? rssGrowth <= TARGET_RSS_GROWTH : null,
+      gap: `${num(rssGrowth / TARGET_RSS_GROWTH, 2)}x the target`,
+    },
+    {
+      what: `crawler + PostgreSQL CPU per server vs the bare query library's (${num(big?.servers ?? 0)} servers)`,
+      target: `<= ${TARGET_COST_RATIO}x`,
+      measured: `${num(ratio, 2)}x`,
+      met: Number.isFinite(ratio) ? ratio <= TARGET_COST_RATIO : null,
+      gap: `${num(ratio / TARGET_COST_RATIO, 2)}x the target`,
+    },
   ];
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
@@ -437,6 +534,7 @@ export async function runCrawlPart(
         "outcome",
         "CPU",
         "crawler peak RSS",
+        "CPU per server vs the bare query library",
         "rows written",
         "bytes written",
       ],
@@ -450,11 +548,13 @@ export async function runCrawlPart(
     "",
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
     "",
+    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own, with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database; the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
+    "",
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
     ...(profiled?.heap
       ? [
           "",
-          `Why the crawler's RSS grows with the fleet (${mib(runs[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(runs[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(runs[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`,
+          `Why the crawler's RSS grows with the fleet (${mib(defaults[0]?.crawlerPeakRssBytes ?? NaN)} at ${num(defaults[0]?.servers ?? 0)} servers, ${mib(big?.crawlerPeakRssBytes ?? NaN)} at ${num(big?.servers ?? 0)}, about ${mib(defaults[0]?.crawlerStartRssBytes ?? NaN)} before it queries anything):`,
           "",
           heapMarkdown(
             profiled.heap,

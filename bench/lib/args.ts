@@ -25,6 +25,11 @@ export interface BenchOptions {
   crawlFleets: number[];
   /** Part 3: extra crawler settings for a second, tuned crawl of the largest fleet (KEY=VALUE,...); empty = none. */
   crawlTuned: Record<string, string>;
+  /**
+   * Part 3: another build of gsindex (a checkout with dist/ built, e.g. main) whose crawler crawls each
+   * fleet too, alternately with this one, for a before / after in one run; null = none.
+   */
+  crawlBaseline: string | null;
   /** Parts 4 and 5: servers and days of history generated. */
   storageServers: number;
   storageDays: number;
@@ -69,6 +74,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       "decode-ms": { type: "string" },
       "crawl-fleets": { type: "string" },
       "crawl-tuned": { type: "string" },
+      "crawl-baseline": { type: "string" },
       "storage-servers": { type: "string" },
       "storage-days": { type: "string" },
       "raw-servers": { type: "string" },
@@ -101,6 +107,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         : small
           ? [2000]
           : [10_000, 100_000],
+    crawlBaseline: values["crawl-baseline"] ?? null,
     crawlTuned: Object.fromEntries(
       (values["crawl-tuned"] ?? "")
         .split(",")

@@ -3,11 +3,12 @@
  * the rollups give the same answers before and after, a retried write of a compacted sample adds nothing,
  * and a late sample of a compacted hour is kept.
  */
+import { inTransaction } from "../../src/crawler/store/batch-write";
 import { applyRetention, compactSamples, rollupRange } from "../../src/crawler/store/history-store";
 import { ensureSamplePartition, listSamplePartitions } from "../../src/crawler/store/partitions";
 import { insertSamples, type SampleRow } from "../../src/crawler/store/sample-store";
 import { readServerHistories } from "../../src/history/server-history";
-import type { Db } from "../../src/shared/db";
+import { pgPoolOf, type Db } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
 const HOUR = 3600_000;
@@ -20,7 +21,7 @@ interface Crawl {
 }
 
 async function write(db: Db, c: Crawl): Promise<number> {
-  return db.$transaction((tx) => insertSamples(tx, c.id, c.at, c.samples));
+  return inTransaction(pgPoolOf(db), (tx) => insertSamples(tx, c.id, c.at, c.samples));
 }
 
 // Loaded machine: a database per suite and ~150 statements before the first test.

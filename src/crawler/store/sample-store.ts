@@ -3,11 +3,9 @@
  * retention job compacts finished hours into one row per server per day: docs/storage.md, "Raw samples").
  */
 import type { ServerStatus } from "../../protocol";
-import type { Db } from "../../shared/db";
+import { countOf, type Tx } from "./batch-write";
 import { answeredPlayerCount } from "./player-count";
 import { clampInt, cleanText, SMALLINT_MAX } from "./sanitize";
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 export interface SampleRow {
   id: number;
@@ -53,14 +51,17 @@ export async function insertSamples(
 ): Promise<number> {
   if (samples.length === 0) return 0;
   const input = JSON.stringify(samples);
-  return tx.$executeRaw`
-    INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
-    SELECT s.id, ${crawlAt}, ${crawlId}, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
-    FROM jsonb_to_recordset(${input}::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
+  return countOf(
+    tx,
+    `INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
+    SELECT s.id, $1::timestamptz, $2::bigint, s.online, s.players, s.bots, s.max_players, s.map, s.ping_ms
+    FROM jsonb_to_recordset($3::jsonb) AS s(id bigint, online boolean, players smallint, bots smallint,
       max_players smallint, map text, ping_ms smallint)
     WHERE NOT EXISTS (
       SELECT 1 FROM server_sample_day d
-      WHERE d.game_server_id = s.id AND d.day = (${crawlAt}::timestamptz AT TIME ZONE 'UTC')::date
-        AND d.until_at >= ${crawlAt} AND ${crawlId}::bigint = ANY(d.crawl_id))
-    ON CONFLICT DO NOTHING`;
+      WHERE d.game_server_id = s.id AND d.day = ($1::timestamptz AT TIME ZONE 'UTC')::date
+        AND d.until_at >= $1::timestamptz AND $2::bigint = ANY(d.crawl_id))
+    ON CONFLICT DO NOTHING`,
+    [crawlAt, crawlId, input],
+  );
 }

@@ -8,8 +8,7 @@
  *   in one transaction guarded by the batch's done_at (a retried batch job writes nothing twice).
  */
 import type { ServerStatus } from "../../protocol";
-import type { Db } from "../../shared/db";
-import { toId } from "../../shared/ids";
+import { pgPoolOf, type Db } from "../../shared/db";
 import { countryOfIp } from "../geo/country-lookup";
 import {
   answerFakeReasons,
@@ -18,13 +17,10 @@ import {
   type FakePlayerRules,
 } from "../fake-players";
 import type { ListingTruncation, ReportedState } from "../list-source";
+import { idOf, inTransaction, rowsOf, type Tx } from "./batch-write";
 import { insertSamples, sampleOf, type SampleRow } from "./sample-store";
 import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
 import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
-
-const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
 
 /** One listed server, after the address policy. */
 export interface ListingRow {
@@ -69,6 +65,9 @@ export interface ListingWriteResult {
   batchKeys: string[];
 }
 
+/** Listed servers written per statement (upsert, states): bounds what one statement sends and returns. */
+const LISTING_CHUNK_ROWS = 2000;
+
 /** Crawl-wide lock: listing runs of one crawl plan their batches one at a time. */
 const CRAWL_LOCK_CLASS = 7_271_006;
 
@@ -85,7 +84,9 @@ function dedupe(rows: ListingRow[]): ListingRow[] {
  */
 async function lockServers(tx: Tx, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.$queryRaw`SELECT id FROM game_server WHERE id = ANY(${[...ids]}::bigint[]) ORDER BY id FOR UPDATE`;
+  await tx.query("SELECT id FROM game_server WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", [
+    [...ids],
+  ]);
 }
 
 const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
@@ -96,84 +97,128 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
   const rows = dedupe(w.rows).sort(byAddressAndPort);
   // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
   const countries = rows.map((r) => countryOfIp(r.ip));
-  return db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CRAWL_LOCK_CLASS}, ${w.crawlId})`;
-    const claimed = await tx.$queryRaw<{ id: number }[]>`
-      UPDATE crawl_run SET finished_at = now(), found = ${rows.length}, partial = ${w.partial}, error = ${w.error},
-        resume_cursor = ${w.resumeCursor ?? null},
-        truncation = ${w.truncation ?? (w.partial ? "CUT_SHORT" : null)}::"ListingTruncation", capped_parts = ${w.cappedParts ?? 0}
-      WHERE id = ${w.runId} AND finished_at IS NULL RETURNING id`;
+  return inTransaction(pgPoolOf(db), async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1::int, $2::int)", [CRAWL_LOCK_CLASS, w.crawlId]);
+    const claimed = await rowsOf<{ id: string }>(
+      tx,
+      `UPDATE crawl_run SET finished_at = now(), found = $1::int, partial = $2::boolean, error = $3::text,
+        resume_cursor = $4::text, truncation = $5::"ListingTruncation", capped_parts = $6::int
+      WHERE id = $7::bigint AND finished_at IS NULL RETURNING id`,
+      [
+        rows.length,
+        w.partial,
+        w.error,
+        w.resumeCursor ?? null,
+        w.truncation ?? (w.partial ? "CUT_SHORT" : null),
+        w.cappedParts ?? 0,
+        w.runId,
+      ],
+    );
     if (claimed.length === 0) {
-      const keys = await tx.$queryRaw<
-        { batch_key: string }[]
-      >`SELECT batch_key FROM crawl_batch WHERE run_id = ${w.runId} ORDER BY batch_key`;
+      const keys = await rowsOf<{ batch_key: string }>(
+        tx,
+        "SELECT batch_key FROM crawl_batch WHERE run_id = $1::bigint ORDER BY batch_key",
+        [w.runId],
+      );
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
-    const input: ListedInput[] = rows.map((r, i) => ({
-      address: cleanText(r.address),
-      ip: r.ip,
-      country: countries[i] ?? null,
-      query_port: r.queryPort,
-      game_port: r.gamePort,
-      region: r.region,
-      protocol: r.protocol,
-      not_queryable: r.notQueryable,
-      is_relay: r.isRelay,
-      managed: r.managed,
-    }));
-    const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
-    const byKey = new Map(rows.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
-    const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
+    // Every existing row of the listing locked at once, in id order, before any is changed: the chunks
+    // below each lock only their own rows, and two chunks' rows are not in id order with each other.
+    await tx.query(
+      `SELECT count(*) FROM (
+        SELECT g.id FROM game_server g JOIN unnest($1::text[], $2::int[]) AS x(address, query_port)
+          ON g.address = x.address AND g.query_port = x.query_port
+        ORDER BY g.id FOR UPDATE OF g) locked`,
+      [rows.map((r) => cleanText(r.address)), rows.map((r) => r.queryPort)],
+    );
+    // In chunks: what a statement sends and returns stays bounded by LISTING_CHUNK_ROWS, not by the
+    // size of the listing (a Valve region of 90,000 servers).
     const queryable: number[] = [];
-    for (const u of upserted) {
-      const row = byKey.get(`${u.address}\u0000${u.query_port}`);
-      if (row?.reported)
-        reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
-      if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
-    }
-
-    // Management registrations: their state is what they report, sampled like an answer.
-    const managed = reported.filter((r) => r.managed);
+    let upsertedCount = 0;
+    let firstListedOther = 0;
+    let refused = 0;
+    let managedCount = 0;
     let written = 0;
-    if (managed.length > 0) {
-      await applyStates(
-        tx,
-        managed.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "MANAGEMENT" as const,
-        })),
-        false,
-        w.fakePlayers,
-      );
-      written = await insertSamples(
-        tx,
-        w.crawlId,
-        w.crawlAt,
-        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
-      );
-    }
-    // Other sources' own records (Steam Web API) index a server before any answer arrives.
-    const unanswered = reported.filter((r) => !r.managed);
-    if (unanswered.length > 0) {
-      await applyStates(
-        tx,
-        unanswered.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "STEAM_WEB_API" as const,
-        })),
-        true,
-        w.fakePlayers,
-      );
+    for (let from = 0; from < rows.length; from += LISTING_CHUNK_ROWS) {
+      const chunk = rows.slice(from, from + LISTING_CHUNK_ROWS);
+      const input: ListedInput[] = chunk.map((r, i) => ({
+        address: cleanText(r.address),
+        ip: r.ip,
+        country: countries[from + i] ?? null,
+        query_port: r.queryPort,
+        game_port: r.gamePort,
+        region: r.region,
+        protocol: r.protocol,
+        not_queryable: r.notQueryable,
+        is_relay: r.isRelay,
+        managed: r.managed,
+      }));
+      const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
+      upsertedCount += upserted.length;
+      const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
+      const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
+      for (const u of upserted) {
+        const row = byKey.get(`${u.address}\u0000${u.query_port}`);
+        if (row?.reported)
+          reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
+        if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
+        // Listed by an earlier run of this crawl: a queryable server is in one of its batches already
+        // (counted below); any other was listed by this source since the crawl began. Another source
+        // listing the same server meanwhile (one game_server row for both) does not make it "listed
+        // before" here, so each crawl counts it once.
+        else if (!u.listedHereBefore) {
+          firstListedOther++;
+          if (u.not_queryable && !u.management_registered) refused++;
+        }
+      }
+
+      // Management registrations: their state is what they report, sampled like an answer.
+      const managed = reported.filter((r) => r.managed);
+      if (managed.length > 0) {
+        managedCount += managed.length;
+        await applyStates(
+          tx,
+          managed.map((r) => ({
+            id: r.id,
+            status: reportedToStatus(r.state),
+            pingMs: null,
+            playersSource: "MANAGEMENT" as const,
+          })),
+          false,
+          w.fakePlayers,
+        );
+        written += await insertSamples(
+          tx,
+          w.crawlId,
+          w.crawlAt,
+          managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
+        );
+      }
+      // Other sources' own records (Steam Web API) index a server before any answer arrives.
+      const unanswered = reported.filter((r) => !r.managed);
+      if (unanswered.length > 0) {
+        await applyStates(
+          tx,
+          unanswered.map((r) => ({
+            id: r.id,
+            status: reportedToStatus(r.state),
+            pingMs: null,
+            playersSource: "STEAM_WEB_API" as const,
+          })),
+          true,
+          w.fakePlayers,
+        );
+      }
     }
 
-    const inCrawl = await tx.$queryRaw<
-      { id: bigint }[]
-    >`SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = ${w.crawlId}`;
-    const planned = new Set(inCrawl.map((r) => toId(r.id)));
+    // Which of them an earlier run of this crawl planned already: only those come back, not the crawl's plan.
+    const inCrawl = await rowsOf<{ id: string }>(
+      tx,
+      `SELECT b.id FROM (SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1::bigint) b
+        JOIN unnest($2::bigint[]) AS q(id) ON q.id = b.id`,
+      [w.crawlId, queryable],
+    );
+    const planned = new Set(inCrawl.map((r) => idOf(r.id)));
     const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
     const batches: { key: string; ids: number[] }[] = [];
     for (let i = 0; i < fresh.length; i += w.batchSize) {
@@ -181,29 +226,29 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     }
     if (batches.length > 0) {
       const plan = JSON.stringify(batches.map((b) => ({ batch_key: b.key, server_ids: b.ids })));
-      await tx.$executeRaw`
-        INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
-        SELECT ${w.crawlId}, x.batch_key, ${w.runId}, x.server_ids
-        FROM jsonb_to_recordset(${plan}::jsonb) AS x(batch_key text, server_ids bigint[])
-        ON CONFLICT DO NOTHING`;
+      await tx.query(
+        `INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
+        SELECT $1::bigint, x.batch_key, $2::bigint, x.server_ids
+        FROM jsonb_to_recordset($3::jsonb) AS x(batch_key text, server_ids bigint[])
+        ON CONFLICT DO NOTHING`,
+        [w.crawlId, w.runId, plan],
+      );
     }
-    // Listed by an earlier run of this crawl: a queryable server is in one of its batches already; any other
-    // was listed by this source since the crawl began. Another source listing the same server meanwhile (one
-    // game_server row for both) does not make it "listed before" here, so each crawl counts it once.
-    const queryableIds = new Set(queryable);
-    const firstListed = upserted.filter(
-      (u) => !(queryableIds.has(u.id) ? planned.has(u.id) : u.listedHereBefore),
+    const firstListed = fresh.length + firstListedOther;
+    const newlyListed = rows.length - (upsertedCount - firstListed);
+    await tx.query(
+      `UPDATE crawl SET listed = listed + $1::int, written = written + $2::int, refused = refused + $3::int,
+        answered = answered + $4::int, partial = partial OR $5::boolean, listed_at = GREATEST(listed_at, now())
+      WHERE id = $6::bigint`,
+      [newlyListed, written, refused, managedCount, w.partial, w.crawlId],
     );
-    const newlyListed = rows.length - (upserted.length - firstListed.length);
-    const refused = firstListed.filter((u) => u.not_queryable && !u.management_registered).length;
-    await tx.$executeRaw`
-      UPDATE crawl SET listed = listed + ${newlyListed}, written = written + ${written}, refused = refused + ${refused},
-        answered = answered + ${managed.length}, partial = partial OR ${w.partial}, listed_at = GREATEST(listed_at, now())
-      WHERE id = ${w.crawlId}`;
-    if (managed.length > 0)
-      await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${managed.length} WHERE id = ${w.runId}`;
+    if (managedCount > 0)
+      await tx.query("UPDATE crawl_run SET answered = answered + $1::int WHERE id = $2::bigint", [
+        managedCount,
+        w.runId,
+      ]);
     return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
-  }, TX_OPTIONS);
+  });
 }
 
 interface ListedInput {
@@ -220,8 +265,8 @@ interface ListedInput {
 }
 
 interface UpsertedRow {
-  /** bigint as read; a number once upsertListed returns it. */
-  id: number | bigint;
+  /** bigint as read (text); a number once upsertListed returns it. */
+  id: number | string;
   address: string;
   query_port: number;
   not_queryable: boolean;
@@ -264,22 +309,23 @@ async function upsertListed(
   let pending = input;
   for (let round = 0; round < UPSERT_ROUNDS && pending.length > 0; round++) {
     const json = JSON.stringify(pending);
-    const existing = await tx.$queryRaw<
-      {
-        id: number | bigint;
-        address: string;
-        query_port: number;
-        management_registered: boolean;
-        listed_before: boolean;
-      }[]
-    >`
-      SELECT g.id, g.address, g.query_port, g.management_registered,
-        (g.last_listed_at >= ${crawlAt} AND g.source_id = ${sourceId}) IS TRUE AS listed_before
-      FROM game_server g JOIN jsonb_to_recordset(${json}::jsonb) AS x(address text, query_port int)
+    const existing = await rowsOf<{
+      id: string;
+      address: string;
+      query_port: number;
+      management_registered: boolean;
+      listed_before: boolean;
+    }>(
+      tx,
+      `SELECT g.id, g.address, g.query_port, g.management_registered,
+        (g.last_listed_at >= $1::timestamptz AND g.source_id = $2::int) IS TRUE AS listed_before
+      FROM game_server g JOIN jsonb_to_recordset($3::jsonb) AS x(address text, query_port int)
         ON g.address = x.address AND g.query_port = x.query_port
       -- Every writer of game_server locks its rows in id order (batches and a crawl's close too): no deadlocks.
       ORDER BY g.id
-      FOR UPDATE OF g`;
+      FOR UPDATE OF g`,
+      [crawlAt, sourceId, json],
+    );
     const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
     const updates: (ListedInput & { id: number })[] = [];
     const settled = new Set<string>();
@@ -291,14 +337,15 @@ async function upsertListed(
       settled.add(key);
       // A registration of an address another source lists: that source's row stays as it is.
       if (r.managed && !e.management_registered) continue;
-      const id = toId(e.id);
+      const id = idOf(e.id);
       if (e.listed_before) listedHereBefore.add(id);
       if (!r.managed && e.management_registered) takenOver.push(id);
       updates.push({ ...r, id });
     }
     if (updates.length > 0) {
-      const rows = await tx.$queryRaw<UpsertedRow[]>`
-        UPDATE game_server AS g SET
+      const rows = await rowsOf<UpsertedRow>(
+        tx,
+        `UPDATE game_server AS g SET
           ip = x.ip,
           country = x.country,
           game_port = COALESCE(x.game_port, g.game_port),
@@ -309,31 +356,36 @@ async function upsertListed(
           not_queryable = x.not_queryable,
           is_relay = x.is_relay,
           management_registered = x.managed,
-          source_id = ${sourceId},
+          source_id = $1::int,
           last_listed_at = now(),
           missed_listings = 0,
           status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) AS x(id bigint, ip inet, country text, game_port int,
+        FROM jsonb_to_recordset($2::jsonb) AS x(id bigint, ip inet, country text, game_port int,
           region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
         WHERE g.id = x.id
-        RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+        RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`,
+        [sourceId, JSON.stringify(updates)],
+      );
       upserted.push(...rows);
     }
     if (takenOver.length > 0) await clearReportedState(tx, takenOver);
     const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
     pending = [];
     if (missing.length === 0) break;
-    const inserted = await tx.$queryRaw<UpsertedRow[]>`
-      INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
+    const inserted = await rowsOf<UpsertedRow>(
+      tx,
+      `INSERT INTO game_server AS g (address, ip, country, query_port, game_port, region, protocol, not_queryable, is_relay,
         management_registered, source_id, last_listed_at, status, updated_at)
       SELECT x.address, x.ip, x.country, x.query_port, x.game_port, x.region, x.protocol, x.not_queryable, x.is_relay,
-        x.managed, ${sourceId}, now(), 'UNKNOWN', now()
-      FROM jsonb_to_recordset(${JSON.stringify(missing)}::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
+        x.managed, $1::int, now(), 'UNKNOWN', now()
+      FROM jsonb_to_recordset($2::jsonb) AS x(address text, ip inet, country text, query_port int, game_port int,
         region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
       ORDER BY x.address COLLATE "C", x.query_port
       ON CONFLICT (address, query_port) DO NOTHING
-      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`;
+      RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`,
+      [sourceId, JSON.stringify(missing)],
+    );
     upserted.push(...inserted);
     // What another transaction inserted meanwhile (its commit ended our wait on the conflict) is updated next round.
     const done = new Set(inserted.map((r) => keyOf(r.address, r.query_port)));
@@ -346,21 +398,23 @@ async function upsertListed(
   return {
     upserted: upserted.map((u) => ({
       ...u,
-      id: toId(u.id),
-      listedHereBefore: listedHereBefore.has(toId(u.id)),
+      id: idOf(u.id),
+      listedHereBefore: listedHereBefore.has(idOf(u.id)),
     })),
   };
 }
 
 /** Registration rows a crawled listing took over: what the registrations reported goes; the crawl's query fills the row again. */
 async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
+  await tx.query(
+    `UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
       players = 0, players_source = NULL, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
       server_type = NULL, os = NULL, version = NULL, keywords = '{}', steam_id = NULL, tv_port = NULL, tv_name = NULL,
       ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, player_names = '',
       status = 'UNKNOWN', consecutive_failures = 0, last_error = NULL, last_queried_at = NULL, last_answered_at = NULL
-    WHERE id = ANY(${ids}::bigint[])`;
+    WHERE id = ANY($1::bigint[])`,
+    [ids],
+  );
 }
 
 function reportedToStatus(r: ReportedState): ServerStatus {
@@ -460,8 +514,8 @@ async function applyStates(
 ): Promise<void> {
   const input = JSON.stringify(states.map((s) => stateRow(s, rules)));
   const kept = [...CLOSE_TIME_REASONS];
-  await tx.$executeRaw`
-    UPDATE game_server AS g SET
+  await tx.query(
+    `UPDATE game_server AS g SET
       name = u.name, map = u.map, folder = u.folder, game = u.game, app_id = u.app_id, game_id = u.game_id,
       players = u.players, players_source = u.players_source::"PlayerCountSource", max_players = u.max_players, bots = u.bots,
       password_protected = u.password_protected, vac_secured = u.vac_secured, dedicated = u.dedicated,
@@ -471,20 +525,22 @@ async function applyStates(
       player_list = COALESCE(u.player_list, '[]'), rules = COALESCE(u.rules, '[]'), raw = u.raw,
       player_names = COALESCE(u.player_names, ''),
       fake_reasons = ARRAY(SELECT DISTINCT r FROM unnest(
-          ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY(${kept}::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
-      suspected_fake = cardinality(u.fake_reasons) > 0 OR g.fake_reasons::text[] && ${kept}::text[]
+          ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY($1::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
+      suspected_fake = cardinality(u.fake_reasons) > 0 OR g.fake_reasons::text[] && $1::text[]
         OR (g.suspected_fake AND cardinality(g.fake_reasons) = 0),
-      status = CASE WHEN ${onlyIfNeverAnswered} THEN g.status ELSE 'ONLINE'::"GameServerStatus" END,
-      consecutive_failures = CASE WHEN ${onlyIfNeverAnswered} THEN g.consecutive_failures ELSE 0 END,
-      last_error = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_error ELSE NULL END,
-      last_queried_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_queried_at ELSE now() END,
-      last_answered_at = CASE WHEN ${onlyIfNeverAnswered} THEN g.last_answered_at ELSE now() END,
+      status = CASE WHEN $2::boolean THEN g.status ELSE 'ONLINE'::"GameServerStatus" END,
+      consecutive_failures = CASE WHEN $2::boolean THEN g.consecutive_failures ELSE 0 END,
+      last_error = CASE WHEN $2::boolean THEN g.last_error ELSE NULL END,
+      last_queried_at = CASE WHEN $2::boolean THEN g.last_queried_at ELSE now() END,
+      last_answered_at = CASE WHEN $2::boolean THEN g.last_answered_at ELSE now() END,
       updated_at = now()
-    FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
+    FROM jsonb_to_recordset($3::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text, fake_reasons text[])
-    WHERE g.id = u.id AND (NOT ${onlyIfNeverAnswered} OR g.last_answered_at IS NULL)`;
+    WHERE g.id = u.id AND (NOT $2::boolean OR g.last_answered_at IS NULL)`,
+    [kept, onlyIfNeverAnswered, input],
+  );
 }
 
 export type BatchOutcome =
@@ -520,10 +576,13 @@ export interface BatchWriteResult {
 const TIMEOUT_CODE = "TIMEOUT";
 
 export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWriteResult> {
-  return db.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<{ run_id: number | null }[]>`
-      UPDATE crawl_batch SET done_at = now() WHERE crawl_id = ${w.crawlId} AND batch_key = ${w.batchKey} AND done_at IS NULL
-      RETURNING run_id`;
+  return inTransaction(pgPoolOf(db), async (tx) => {
+    const claimed = await rowsOf<{ run_id: string | null }>(
+      tx,
+      `UPDATE crawl_batch SET done_at = now() WHERE crawl_id = $1::bigint AND batch_key = $2::text AND done_at IS NULL
+      RETURNING run_id`,
+      [w.crawlId, w.batchKey],
+    );
     const claim = claimed[0];
     if (claim === undefined)
       return { duplicate: true, answered: 0, failed: 0, timedOut: 0, refused: 0, written: 0 };
@@ -551,34 +610,52 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
     if (failed.length > 0) {
       // N failures in a row: OFFLINE, with the last good state left as it was.
       const input = JSON.stringify(failed);
-      await tx.$executeRaw`
-        UPDATE game_server AS g SET
+      await tx.query(
+        `UPDATE game_server AS g SET
           consecutive_failures = g.consecutive_failures + 1,
           last_error = u.code,
           last_queried_at = now(),
-          status = CASE WHEN g.status <> 'DELISTED' AND g.consecutive_failures + 1 >= ${w.offlineAfterFailures}
+          status = CASE WHEN g.status <> 'DELISTED' AND g.consecutive_failures + 1 >= $1::int
                         THEN 'OFFLINE'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, code text)
-        WHERE g.id = u.id`;
+        FROM jsonb_to_recordset($2::jsonb) AS u(id bigint, code text)
+        WHERE g.id = u.id`,
+        [w.offlineAfterFailures, input],
+      );
     }
     if (refused.length > 0) {
       const input = JSON.stringify(refused);
-      await tx.$executeRaw`
-        UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay, updated_at = now()
-        FROM jsonb_to_recordset(${input}::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`;
+      await tx.query(
+        `UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay, updated_at = now()
+        FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`,
+        [input],
+      );
     }
     const written = await insertSamples(tx, w.crawlId, w.crawlAt, samples);
     const timedOut = failed.filter((f) => f.code === TIMEOUT_CODE).length;
     const startedAt = w.startedAt ?? null;
-    await tx.$executeRaw`
-      UPDATE crawl SET queried = queried + ${answered.length + failed.length}, answered = answered + ${answered.length},
-        failed = failed + ${failed.length}, timed_out = timed_out + ${timedOut}, refused = refused + ${refused.length},
-        written = written + ${written},
-        query_started_at = LEAST(query_started_at, COALESCE(${startedAt}::timestamptz, now())), queried_at = GREATEST(queried_at, now())
-      WHERE id = ${w.crawlId}`;
+    await tx.query(
+      `UPDATE crawl SET queried = queried + $1::int, answered = answered + $2::int,
+        failed = failed + $3::int, timed_out = timed_out + $4::int, refused = refused + $5::int,
+        written = written + $6::int,
+        query_started_at = LEAST(query_started_at, COALESCE($7::timestamptz, now())), queried_at = GREATEST(queried_at, now())
+      WHERE id = $8::bigint`,
+      [
+        answered.length + failed.length,
+        answered.length,
+        failed.length,
+        timedOut,
+        refused.length,
+        written,
+        startedAt,
+        w.crawlId,
+      ],
+    );
     if (claim.run_id !== null) {
-      await tx.$executeRaw`UPDATE crawl_run SET answered = answered + ${answered.length}, failed = failed + ${failed.length} WHERE id = ${claim.run_id}`;
+      await tx.query(
+        "UPDATE crawl_run SET answered = answered + $1::int, failed = failed + $2::int WHERE id = $3::bigint",
+        [answered.length, failed.length, claim.run_id],
+      );
     }
     return {
       duplicate: false,
@@ -588,7 +665,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       refused: refused.length,
       written,
     };
-  }, TX_OPTIONS);
+  });
 }
 
 /** One query outside any crawl (the API's requeryServer): current state and life cycle, no sample. */
@@ -598,7 +675,7 @@ export async function writeServerOutcome(
   offlineAfterFailures: number,
   fakePlayers?: FakePlayerRules,
 ): Promise<void> {
-  await db.$transaction(async (tx) => {
+  await inTransaction(pgPoolOf(db), async (tx) => {
     if (outcome.kind === "answered") {
       await applyStates(
         tx,
@@ -607,14 +684,19 @@ export async function writeServerOutcome(
         fakePlayers,
       );
     } else if (outcome.kind === "failed") {
-      await tx.$executeRaw`
-        UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = ${cleanText(outcome.code)},
+      await tx.query(
+        `UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = $1::text,
           last_queried_at = now(), updated_at = now(),
-          status = CASE WHEN status <> 'DELISTED' AND consecutive_failures + 1 >= ${offlineAfterFailures}
+          status = CASE WHEN status <> 'DELISTED' AND consecutive_failures + 1 >= $2::int
                         THEN 'OFFLINE'::"GameServerStatus" ELSE status END
-        WHERE id = ${outcome.serverId}`;
+        WHERE id = $3::bigint`,
+        [cleanText(outcome.code), offlineAfterFailures, outcome.serverId],
+      );
     } else {
-      await tx.$executeRaw`UPDATE game_server SET not_queryable = true, is_relay = ${outcome.isRelay}, updated_at = now() WHERE id = ${outcome.serverId}`;
+      await tx.query(
+        "UPDATE game_server SET not_queryable = true, is_relay = $1::boolean, updated_at = now() WHERE id = $2::bigint",
+        [outcome.isRelay, outcome.serverId],
+      );
     }
-  }, TX_OPTIONS);
+  });
 }

@@ -4,10 +4,12 @@
  */
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Redis } from "ioredis";
+import { Pool } from "pg";
 import type { ApiConfig } from "../../../src/graphql/api-config";
 import type { ApiEnqueue } from "../../../src/graphql/context";
 import { startApi, type ApiDeps, type RunningApi } from "../../../src/graphql/server";
 import { PrismaClient } from "../../../src/generated/prisma/client";
+import { registerPgPool } from "../../../src/shared/db";
 import { silentLogger, type Logger } from "../../../src/shared/logger";
 
 export const TEST_API_KEY = "test-key-0123456789";
@@ -52,10 +54,13 @@ export interface CountingDb {
 }
 
 export function createCountingDb(url: string): CountingDb {
+  const pool = new Pool({ connectionString: url, max: 5 });
   const db = new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url, max: 5 }),
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     log: [{ emit: "event", level: "query" }],
   });
+  // The crawl's writes go to the pool directly (src/crawler/store/batch-write.ts); the API's through Prisma.
+  registerPgPool(db, pool);
   let seen: string[] = [];
   db.$on("query", (e) => {
     seen.push(e.query);
