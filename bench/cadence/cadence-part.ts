@@ -176,7 +176,7 @@ export async function runCadencePart(
     const gaps = (
       await c.query<{ gap_ms: string }>(
         `SELECT extract(epoch FROM (crawl_at - prev)) * 1000 AS gap_ms FROM (
-           SELECT crawl_at, lag(crawl_at) OVER (PARTITION BY game_server_id ORDER BY crawl_at) AS prev FROM server_sample WHERE crawl_at >= $1) x
+           SELECT crawl_at, lag(crawl_at) OVER (PARTITION BY game_server_id ORDER BY crawl_at) AS prev FROM server_sample_range($1, 'infinity')) x
          WHERE prev IS NOT NULL`,
         [firstClosed],
       )
@@ -185,7 +185,7 @@ export async function runCadencePart(
       .sort((a, b) => a - b);
     const perServer = (
       await c.query<{ n: string }>(
-        `SELECT count(*)::text AS n FROM server_sample WHERE crawl_at >= $1 GROUP BY game_server_id`,
+        `SELECT count(*)::text AS n FROM server_sample_range($1, 'infinity') GROUP BY game_server_id`,
         [firstClosed],
       )
     ).rows.map((r) => Number(r.n));

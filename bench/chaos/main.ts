@@ -437,7 +437,7 @@ async function main(): Promise<number> {
         dup_rows: string;
       }>(
         `WITH w AS (SELECT * FROM crawl WHERE started_at >= $1 AND started_at < $2 AND source_id = (SELECT id FROM master_source WHERE name = 'chaos-master')),
-              s AS (SELECT crawl_id, count(*) AS n, count(DISTINCT game_server_id) AS d FROM server_sample WHERE crawl_id IN (SELECT id FROM w) GROUP BY crawl_id),
+              s AS (SELECT crawl_id, count(*) AS n, count(DISTINCT game_server_id) AS d FROM server_sample_range($1, 'infinity') WHERE crawl_id IN (SELECT id FROM w) GROUP BY crawl_id),
               -- A crawl that never finished ran until its last batch was written.
               e AS (SELECT c.id, c.source_id, c.started_at, COALESCE(c.finished_at, (SELECT max(done_at) FROM crawl_batch b WHERE b.crawl_id = c.id), c.started_at) AS ended_at FROM crawl c),
               o AS (SELECT DISTINCT b.id FROM w b JOIN e a ON a.source_id = b.source_id AND a.id <> b.id AND a.started_at <= b.started_at AND a.ended_at > b.started_at)

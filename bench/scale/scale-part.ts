@@ -482,13 +482,16 @@ async function runWorkers(
         machineCpuMs,
         simRequests: fleetAfter.requests - fleetBefore.requests,
         simReplies: fleetAfter.replies - fleetBefore.replies,
-        samples: await one("SELECT count(*)::int FROM server_sample WHERE crawl_id = $1", [row.id]),
+        samples: await one(
+          "SELECT count(*)::int FROM server_sample_range('-infinity', 'infinity') WHERE crawl_id = $1",
+          [row.id],
+        ),
         maxSamplesPerServer: await one(
-          "SELECT COALESCE(max(n), 0)::int FROM (SELECT count(*) AS n FROM server_sample WHERE crawl_id = $1 GROUP BY game_server_id) s",
+          "SELECT COALESCE(max(n), 0)::int FROM (SELECT count(*) AS n FROM server_sample_range('-infinity', 'infinity') WHERE crawl_id = $1 GROUP BY game_server_id) s",
           [row.id],
         ),
         serversWithoutSample: await one(
-          "SELECT count(*)::int FROM (SELECT DISTINCT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1) b WHERE NOT EXISTS (SELECT 1 FROM server_sample s WHERE s.crawl_id = $1 AND s.game_server_id = b.id)",
+          "SELECT count(*)::int FROM (SELECT DISTINCT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1) b WHERE NOT EXISTS (SELECT 1 FROM server_sample_range('-infinity', 'infinity') s WHERE s.crawl_id = $1 AND s.game_server_id = b.id)",
           [row.id],
         ),
         batches: await one("SELECT count(*)::int FROM crawl_batch WHERE crawl_id = $1", [row.id]),
