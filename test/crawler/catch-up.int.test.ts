@@ -2,7 +2,7 @@
  * A skipped tick is made up at the close of the crawl that made it skip (docs/crawler.md "Cadence"), not one
  * interval later: a source on a one-hour interval (so no tick of its own comes during the test) whose first
  * listing is held open; a tick that arrives meanwhile is skipped, and when the held crawl closes the next
- * crawl starts at once. BullMQ workers on real PostgreSQL and Redis; the checks are about which crawls exist,
+ * crawl starts at once. BullMQ workers on real PostgreSQL and the tests' queue backend (test/helpers/queue-backend.ts); the checks are about which crawls exist,
  * never how long anything took.
  */
 import { randomBytes } from "node:crypto";
@@ -27,11 +27,11 @@ import { makeFleet } from "../../src/simulator/make-fleet";
 import { testWorkerSettings } from "../helpers/workers";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { dropRedisPrefix } from "../helpers/redis";
+import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const HOUR_MS = 3600_000;
 
 describe("a skipped tick is made up at the close of the crawl it found running", () => {
@@ -53,7 +53,7 @@ describe("a skipped tick is made up at the close of the crawl it found running",
     );
     config = loadConfig({
       DATABASE_URL: t.url,
-      REDIS_URL,
+      ...testQueueEnv(),
       GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       QUERY_TIMEOUT_MS: "1000",
@@ -61,7 +61,7 @@ describe("a skipped tick is made up at the close of the crawl it found running",
       MIGRATE_ON_START: "0",
     });
     queues = createCrawlQueues({
-      redisUrl: REDIS_URL,
+      ...testQueueStore(t.url),
       prefix: config.queuePrefix,
       jobAttempts: config.jobAttempts,
       jobBackoffMs: config.jobBackoffMs,
@@ -112,7 +112,7 @@ describe("a skipped tick is made up at the close of the crawl it found running",
     });
     workers = startWorkers(
       deps,
-      testWorkerSettings({ redisUrl: REDIS_URL }, config.queuePrefix),
+      testWorkerSettings(testQueueStore(t.url), config.queuePrefix),
       logger,
     );
 

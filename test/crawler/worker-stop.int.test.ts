@@ -8,16 +8,16 @@ import type { Job } from "bullmq";
 import pino from "pino";
 import { openQueue, openWorker } from "../../src/crawler/queues";
 import { JobsInFlight } from "../../src/crawler/worker-stop";
+import { describeWithRedis } from "../helpers/queue-backend";
 import { dropRedisPrefix } from "../helpers/redis";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(120_000);
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-
-describe("graceful stop hands running jobs back", () => {
+// It reads the job's lock key in Redis: a test of the Redis backend.
+describeWithRedis("graceful stop hands running jobs back", (redisUrl) => {
   const prefix = `gsindex-test-${randomBytes(4).toString("hex")}`;
-  const store = { redisUrl: REDIS_URL };
+  const store = { redisUrl };
   const opened = openQueue("handback", store, prefix, {});
 
   afterAll(async () => {
