@@ -9,6 +9,7 @@
  * told): a listing never hangs on its pacing.
  */
 import type { Redis } from "ioredis";
+import type { RawSql } from "../shared/db";
 
 export interface MasterPacer {
   /**
@@ -110,12 +111,6 @@ export function createRedisPacer(
       ),
     );
   return pacerOver(reserve, "Redis", onError);
-}
-
-/** What createPostgresPacer needs of a database client (Prisma's raw queries). */
-export interface RawSql {
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
 }
 
 /**

@@ -7,6 +7,7 @@
  * the X-RateLimit headers).
  */
 import type { Redis } from "ioredis";
+import type { RawSql } from "../shared/db";
 
 export interface RateLimitOptions {
   /** Units allowed per client per window; 0 disables the limit. */
@@ -71,12 +72,6 @@ export function createRedisRateLimiter(
   const counter: SharedCounter = (key, windowMs, cost) =>
     redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(cost)) as Promise<[number, number]>;
   return sharedRateLimiter(counter, "Redis", keyPrefix, options, onError, now);
-}
-
-/** What createPostgresRateLimiter needs of a database client (Prisma's raw queries). */
-export interface RawSql {
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
 }
 
 /**

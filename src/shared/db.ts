@@ -7,6 +7,12 @@ export type Db = PrismaClient;
 export { PrismaClient };
 export type { Pool as PgPool, PoolClient as PgClient } from "pg";
 
+/** What the small unlogged-table stores (API rate limit, master pace) need of a client: Prisma's raw queries. */
+export interface RawSql {
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
 /** The node-postgres pool under each client createDb made (see pgPoolOf). */
 const pools = new WeakMap<object, Pool>();
 
