@@ -13,6 +13,13 @@ export type Tx = PgClient;
 export async function inTransaction<T>(pool: PgPool, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection lost while checked out (PostgreSQL restarted, the backend terminated) is an 'error' event
+  // on the client, which without a listener is an uncaught exception that ends the process; the pending
+  // query rejects with the same error, so here it only marks the connection as not to be reused.
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on("error", onError);
   try {
     await client.query("BEGIN");
     const result = await fn(client);
@@ -25,6 +32,7 @@ export async function inTransaction<T>(pool: PgPool, fn: (tx: Tx) => Promise<T>)
     });
     throw err;
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }
