@@ -39,6 +39,7 @@ import {
   pendingBatchKeys,
   planIndexListing,
   type CrawlRecord,
+  type FinishResult,
 } from "./store/crawl-store";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
 import { rollupRange } from "./store/history-store";
@@ -562,7 +563,7 @@ async function maybeFinish(deps: CrawlDeps, crawl: CrawlRecord): Promise<void> {
 async function logCrawlSummary(
   deps: CrawlDeps,
   crawl: CrawlRecord,
-  result: { missed: number; delisted: number },
+  result: Pick<FinishResult, "missed" | "delisted" | "sharedPlayerNames">,
 ): Promise<void> {
   const [totals, runs] = await Promise.all([
     deps.db.crawl.findUnique({
@@ -597,7 +598,13 @@ async function logCrawlSummary(
     delisted: result.delisted,
     partialRuns: runs.filter((r) => r.partial).length,
     runs: runs.length,
+    sharedPlayerNames: result.sharedPlayerNames,
   };
+  if (result.sharedPlayerNames === "over budget" || result.sharedPlayerNames === "failed")
+    deps.logger.warn(
+      line,
+      `shared player names not checked at this close (${result.sharedPlayerNames}): the flags stay as they were`,
+    );
   if (errors.length === 0) deps.logger.info(line, "crawl finished");
   else deps.logger.warn({ ...line, errors }, `crawl finished short: ${errors.join("; ")}`);
 }

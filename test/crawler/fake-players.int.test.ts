@@ -365,8 +365,30 @@ describe("no false alarms on a generated fleet", () => {
       startedAt: new Date(Date.now() - 60_000),
       splits: [],
     });
-    await finishCrawl(t.db, crawl.id, { delistAfterMissedCrawls: 99, fakePortsPerIp: 0 });
+    const closed = await finishCrawl(t.db, crawl.id, {
+      delistAfterMissedCrawls: 99,
+      fakePortsPerIp: 0,
+    });
+    expect(closed.sharedPlayerNames).toBe("checked");
     expect(await t.db.gameServer.count({ where: { suspectedFake: true } })).toBe(0);
+
+    // Over its budget the rule is cancelled, and the crawl is closed all the same: a fleet whose names
+    // cost minutes to compare (100,000 simulated servers) kept its crawl open while the close retried.
+    const next = await openCrawl(t.db, {
+      key: "over-budget",
+      sourceId,
+      startedAt: new Date(Date.now() - 60_000),
+      splits: [],
+    });
+    const cut = await finishCrawl(t.db, next.id, {
+      delistAfterMissedCrawls: 99,
+      fakePortsPerIp: 0,
+      sharedNamesBudgetMs: 1,
+    });
+    expect(cut).toMatchObject({ finished: true, sharedPlayerNames: "over budget" });
+    expect(
+      (await t.db.crawl.findUniqueOrThrow({ where: { id: next.id } })).finishedAt,
+    ).not.toBeNull();
   });
 
   function statusLike(players: number, maxPlayers: number, bots: number): ServerStatus {

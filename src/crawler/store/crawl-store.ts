@@ -169,7 +169,21 @@ export interface FinishResult {
   finished: boolean;
   delisted: number;
   missed: number;
+  /**
+   * The shared-names rule after the close: "checked", "off" (a threshold switches it off, or the crawl was
+   * already closed), "over budget" (cancelled at `sharedNamesBudgetMs`, the flags left as they were) or
+   * "failed" (the database answered with an error: the same).
+   */
+  sharedPlayerNames: "checked" | "off" | "over budget" | "failed";
 }
+
+/**
+ * How long the shared-names rule may run after a close. It compares every pair of servers that have a
+ * player name in common, so its cost grows faster than the fleet (minutes at 100,000 simulated servers,
+ * whose names come from a small vocabulary); it runs in a transaction of its own after the close so that
+ * a slow or cancelled run never keeps a crawl open.
+ */
+export const DEFAULT_SHARED_NAMES_BUDGET_MS = 30_000;
 
 /**
  * Closes the crawl once: servers of its source that it did not list miss one listing, and after
@@ -187,6 +201,8 @@ export interface FinishOptions {
   exemptCidrs?: readonly string[];
   /** Thresholds of the shared-names rule (sharedNameServers 0 = off). @defaultValue DEFAULT_FAKE_PLAYER_RULES */
   fakePlayers?: FakePlayerRules;
+  /** @defaultValue DEFAULT_SHARED_NAMES_BUDGET_MS */
+  sharedNamesBudgetMs?: number;
 }
 
 export async function finishCrawl(
@@ -194,6 +210,24 @@ export async function finishCrawl(
   crawlId: number,
   options: FinishOptions,
 ): Promise<FinishResult> {
+  const closed = await closeOnce(db, crawlId, options);
+  if (!closed.finished) return { ...closed, sharedPlayerNames: "off" };
+  return {
+    ...closed,
+    sharedPlayerNames: await checkSharedPlayerNames(
+      db,
+      closed.startedAt,
+      options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES,
+      options.sharedNamesBudgetMs ?? DEFAULT_SHARED_NAMES_BUDGET_MS,
+    ),
+  };
+}
+
+async function closeOnce(
+  db: Db,
+  crawlId: number,
+  options: FinishOptions,
+): Promise<Omit<FinishResult, "sharedPlayerNames"> & { startedAt: Date }> {
   return db.$transaction(async (tx) => {
     const closed = await tx.$queryRaw<{ source_id: number; started_at: Date; partial: boolean }[]>`
       UPDATE crawl c SET finished_at = now(),
@@ -201,7 +235,8 @@ export async function finishCrawl(
       WHERE c.id = ${crawlId} AND c.finished_at IS NULL
       RETURNING c.source_id, c.started_at, c.partial`;
     const crawl = closed[0];
-    if (crawl === undefined) return { finished: false, delisted: 0, missed: 0 };
+    if (crawl === undefined)
+      return { finished: false, delisted: 0, missed: 0, startedAt: new Date(0) };
     let missed = 0;
     let delisted = 0;
     if (!crawl.partial) {
@@ -233,13 +268,31 @@ export async function finishCrawl(
         UPDATE game_server g SET suspected_fake = true, fake_reasons = array_append(g.fake_reasons, 'PORT_FARM'), updated_at = now()
         FROM target WHERE g.id = target.id`;
     }
-    await flagSharedPlayerNames(
-      tx,
-      crawl.started_at,
-      options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES,
-    );
-    return { finished: true, delisted, missed };
+    return { finished: true, delisted, missed, startedAt: crawl.started_at };
   }, TX_OPTIONS);
+}
+
+async function checkSharedPlayerNames(
+  db: Db,
+  since: Date,
+  rules: FakePlayerRules,
+  budgetMs: number,
+): Promise<FinishResult["sharedPlayerNames"]> {
+  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return "off";
+  try {
+    await db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(
+          `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budgetMs))}`,
+        );
+        await flagSharedPlayerNames(tx, since, rules);
+      },
+      { timeout: budgetMs + TX_OPTIONS.maxWait, maxWait: TX_OPTIONS.maxWait },
+    );
+    return "checked";
+  } catch (err) {
+    return /statement timeout/i.test(String(err)) ? "over budget" : "failed";
+  }
 }
 
 /**
@@ -250,7 +303,6 @@ export async function finishCrawl(
  * Chance overlaps between real servers are a few names out of a long list, never half of it.
  */
 async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
-  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return;
   await tx.$executeRaw`
     WITH pool AS (
       SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
