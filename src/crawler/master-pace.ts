@@ -126,10 +126,11 @@ export function createPostgresPacer(
   const table = `${quoted}.master_pace`;
   let created: Promise<void> | null = null;
   const ensureTable = (): Promise<void> => {
-    // "if not exists" is not safe against a concurrent create: the loser's unique violation means it exists.
+    // "if not exists" is not safe against a concurrent create: the loser's unique violation (or, for the
+    // table, its row type's 42710 duplicate_object) means it exists.
     const tolerant = (sql: string) =>
       db.$executeRawUnsafe(sql).catch((err: unknown) => {
-        if (!/\b(23505|42P06|42P07)\b/.test(String(err))) throw err;
+        if (!/\b(23505|42P06|42P07|42710)\b/.test(String(err))) throw err;
         return 0;
       });
     created ??= (async () => {
