@@ -12,7 +12,7 @@ import { createLogger } from "../../shared/logger";
 import { useConnectionLogger } from "../../shared/redis-health";
 import { checkConfiguredServices, resolveQueueBackend, ServiceError } from "../../shared/services";
 import { defineCommand } from "../define-command";
-import { onStopSignal, waitForStopSignal } from "../stop-signal";
+import { onStopSignal, type StopSignal } from "../stop-signal";
 import { processIo, type CommandIo } from "./io";
 
 const command = defineCommand({
@@ -84,7 +84,24 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
   }
   const service = await startService(config, roles, logger);
   logger.info({ roles }, "gsindex serving");
-  const signal = await waitForStopSignal();
+  // One listener for the whole stop, set before the first signal: between removing a first listener and
+  // adding a second there is an instant with none, and a SIGTERM then (the terminal's and the forwarded
+  // copy of the same request arrive together) kills the process with the default action.
+  let stoppingSinceMs: number | null = null;
+  const signal = await new Promise<StopSignal>((resolve) => {
+    onStopSignal((received) => {
+      if (stoppingSinceMs === null) {
+        stoppingSinceMs = Date.now();
+        resolve(received);
+        return;
+      }
+      // The same stop request often arrives twice at once: a terminal's Ctrl-C goes to the whole process
+      // group, and npm and scripts/with-services.js forward it again. Only a later one means "now".
+      if (Date.now() - stoppingSinceMs < REPEATED_SIGNAL_MS) return;
+      logger.warn({ signal: received }, "second signal: exiting now");
+      process.exit(1);
+    });
+  });
   logger.info({ signal, graceMs: config.stopGraceMs }, "stopping");
   // Whatever still holds the event loop after the stop (a query socket of an aborted job, a connection
   // that never closed) must not keep the process past its grace period: an orchestrator kills it then.
@@ -93,14 +110,6 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     process.exit(1);
   }, config.stopGraceMs + STOP_WATCHDOG_EXTRA_MS);
   watchdog.unref();
-  const stoppingSinceMs = Date.now();
-  onStopSignal((again) => {
-    // The same stop request often arrives twice at once: a terminal's Ctrl-C goes to the whole process
-    // group, and npm and scripts/with-services.js forward it again. Only a later one means "now".
-    if (Date.now() - stoppingSinceMs < REPEATED_SIGNAL_MS) return;
-    logger.warn({ signal: again }, "second signal: exiting now");
-    process.exit(1);
-  });
   await service.stop();
   logger.info("stopped");
   // Exit now rather than when the last handle lets go (a handed-back job's sockets may linger).
