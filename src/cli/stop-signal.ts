@@ -6,6 +6,12 @@ export type StopSignal = "SIGINT" | "SIGTERM";
 
 const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
 
+/**
+ * Signals this close to the first are the same stop request delivered twice: a terminal's Ctrl-C goes to
+ * the whole process group, and npm and scripts/with-services.js forward it again.
+ */
+export const REPEATED_SIGNAL_MS = 1000;
+
 /** Calls `onStop` for every SIGINT and SIGTERM until the returned function is called. */
 export function onStopSignal(onStop: (signal: StopSignal) => void): () => void {
   const listeners = STOP_SIGNALS.map((signal) => {
@@ -18,12 +24,38 @@ export function onStopSignal(onStop: (signal: StopSignal) => void): () => void {
   };
 }
 
-/** Resolves with the first SIGINT or SIGTERM, and stops listening for either. */
-export function waitForStopSignal(): Promise<StopSignal> {
+export interface StopSignalOptions {
+  /**
+   * A later stop request while the stop runs: "now". Default: exit 1 at once. Called at most once per
+   * signal; the process keeps listening until it exits.
+   */
+  onRepeat?: (signal: StopSignal) => void;
+  /** Clock, for tests. */
+  nowMs?: () => number;
+}
+
+/**
+ * Resolves with the first SIGINT or SIGTERM and keeps listening until the process exits. Removing the
+ * listener after the first signal would leave an instant with none, and a duplicate arriving then
+ * (see REPEATED_SIGNAL_MS) would kill the process by the signal's default action mid-stop. Duplicates are
+ * ignored; a later signal calls `onRepeat`.
+ */
+export function waitForStopSignal(options: StopSignalOptions = {}): Promise<StopSignal> {
+  const nowMs = options.nowMs ?? Date.now;
+  const onRepeat =
+    options.onRepeat ??
+    ((): void => {
+      process.exit(1);
+    });
+  let firstAtMs: number | null = null;
   return new Promise((resolve) => {
-    const stopListening = onStopSignal((signal) => {
-      stopListening();
-      resolve(signal);
+    onStopSignal((signal) => {
+      if (firstAtMs === null) {
+        firstAtMs = nowMs();
+        resolve(signal);
+      } else if (nowMs() - firstAtMs >= REPEATED_SIGNAL_MS) {
+        onRepeat(signal);
+      }
     });
   });
 }

@@ -28,7 +28,8 @@ import { mapLimit, type Querier } from "./querier";
 import {
   abandonStaleCrawls,
   batchServerIds,
-  finishCrawl as closeCrawl,
+  checkSharedPlayerNames,
+  closeCrawl,
   getCrawl,
   isCrawlComplete,
   lastResumeCursor,
@@ -661,20 +662,27 @@ function coalescedRollup(db: Db, from: Date): Promise<void> {
 export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   if (!crawl) return;
+  let closed: Awaited<ReturnType<typeof closeCrawl>> | null = null;
   if (crawl.finishedAt === null) {
     if (!(await isCrawlComplete(deps.db, crawl.id))) return;
-    const result = await closeCrawl(deps.db, crawl.id, {
+    closed = await closeCrawl(deps.db, crawl.id, {
       delistAfterMissedCrawls: deps.settings.delistAfterMissedCrawls,
       fakePortsPerIp: deps.settings.fakePortsPerIp,
       exemptCidrs: deps.settings.farmRuleExemptRanges,
-      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
-    if (result.finished) await logCrawlSummary(deps, crawl, result);
   }
   // Closed (here or by an earlier try of this job): a start a tick skipped meanwhile runs now.
   await deps.sink.releaseCatchUp?.(crawl.key);
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await coalescedRollup(deps.db, crawl.startedAt);
+  // Last: the rule may take its whole budget (crawl-store.ts DEFAULT_SHARED_NAMES_BUDGET_MS), and neither
+  // the made-up start nor the crawl's hourly rows should wait for it. A retry after the close skips it.
+  if (closed?.finished) {
+    const sharedPlayerNames = await checkSharedPlayerNames(deps.db, closed.startedAt, {
+      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
+    });
+    await logCrawlSummary(deps, crawl, { ...closed, sharedPlayerNames });
+  }
   deps.onEvent?.({ type: "finished", crawlId: crawl.id });
 }
 

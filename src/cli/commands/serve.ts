@@ -12,7 +12,7 @@ import { createLogger } from "../../shared/logger";
 import { useConnectionLogger } from "../../shared/redis-health";
 import { checkConfiguredServices, resolveQueueBackend, ServiceError } from "../../shared/services";
 import { defineCommand } from "../define-command";
-import { onStopSignal, type StopSignal } from "../stop-signal";
+import { waitForStopSignal } from "../stop-signal";
 import { processIo, type CommandIo } from "./io";
 
 const command = defineCommand({
@@ -26,8 +26,6 @@ or SERVE_ROLES). Repeat --role (or give a comma list) to run only some.`,
 
 /** Past STOP_GRACE_MS, how long the stop may still take before the process exits regardless. */
 const STOP_WATCHDOG_EXTRA_MS = 1800;
-/** A signal this soon after the first is the same stop request delivered again, not a second one. */
-const REPEATED_SIGNAL_MS = 1000;
 
 /**
  * With no MASTER_SOURCES at all, `gsindex serve` indexes what a user expects: Valve's master server,
@@ -84,23 +82,11 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
   }
   const service = await startService(config, roles, logger);
   logger.info({ roles }, "gsindex serving");
-  // One listener for the whole stop, set before the first signal: between removing a first listener and
-  // adding a second there is an instant with none, and a SIGTERM then (the terminal's and the forwarded
-  // copy of the same request arrive together) kills the process with the default action.
-  let stoppingSinceMs: number | null = null;
-  const signal = await new Promise<StopSignal>((resolve) => {
-    onStopSignal((received) => {
-      if (stoppingSinceMs === null) {
-        stoppingSinceMs = Date.now();
-        resolve(received);
-        return;
-      }
-      // The same stop request often arrives twice at once: a terminal's Ctrl-C goes to the whole process
-      // group, and npm and scripts/with-services.js forward it again. Only a later one means "now".
-      if (Date.now() - stoppingSinceMs < REPEATED_SIGNAL_MS) return;
+  const signal = await waitForStopSignal({
+    onRepeat: (received) => {
       logger.warn({ signal: received }, "second signal: exiting now");
       process.exit(1);
-    });
+    },
   });
   logger.info({ signal, graceMs: config.stopGraceMs }, "stopping");
   // Whatever still holds the event loop after the stop (a query socket of an aborted job, a connection

@@ -205,29 +205,32 @@ export interface FinishOptions {
   sharedNamesBudgetMs?: number;
 }
 
+/**
+ * Closes the crawl, then runs the shared-names rule: both steps of the crawl job's close in one call. The
+ * job itself (crawl-jobs.ts finishCrawl) runs them apart, with the catch-up and the roll-up between them.
+ */
 export async function finishCrawl(
   db: Db,
   crawlId: number,
   options: FinishOptions,
 ): Promise<FinishResult> {
-  const closed = await closeOnce(db, crawlId, options);
-  if (!closed.finished) return { ...closed, sharedPlayerNames: "off" };
+  const closed = await closeCrawl(db, crawlId, options);
   return {
     ...closed,
-    sharedPlayerNames: await checkSharedPlayerNames(
-      db,
-      closed.startedAt,
-      options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES,
-      options.sharedNamesBudgetMs ?? DEFAULT_SHARED_NAMES_BUDGET_MS,
-    ),
+    sharedPlayerNames: closed.finished
+      ? await checkSharedPlayerNames(db, closed.startedAt, options)
+      : "off",
   };
 }
 
-async function closeOnce(
+export type CloseResult = Omit<FinishResult, "sharedPlayerNames"> & { startedAt: Date };
+
+/** Closes the crawl once, in one transaction: absences, delistings and the farm rule. */
+export async function closeCrawl(
   db: Db,
   crawlId: number,
   options: FinishOptions,
-): Promise<Omit<FinishResult, "sharedPlayerNames"> & { startedAt: Date }> {
+): Promise<CloseResult> {
   return db.$transaction(async (tx) => {
     const closed = await tx.$queryRaw<{ source_id: number; started_at: Date; partial: boolean }[]>`
       UPDATE crawl c SET finished_at = now(),
@@ -272,12 +275,17 @@ async function closeOnce(
   }, TX_OPTIONS);
 }
 
-async function checkSharedPlayerNames(
+/**
+ * The shared-names rule over the servers that answered since `since`, in a transaction of its own cut at
+ * `sharedNamesBudgetMs`: over budget, the flags stay as they were.
+ */
+export async function checkSharedPlayerNames(
   db: Db,
   since: Date,
-  rules: FakePlayerRules,
-  budgetMs: number,
+  options: Pick<FinishOptions, "fakePlayers" | "sharedNamesBudgetMs">,
 ): Promise<FinishResult["sharedPlayerNames"]> {
+  const rules = options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES;
+  const budgetMs = options.sharedNamesBudgetMs ?? DEFAULT_SHARED_NAMES_BUDGET_MS;
   if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return "off";
   try {
     await db.$transaction(
