@@ -7,9 +7,8 @@
  * runs, the index crawls query the whole fleet several times over; the listing itself queries only servers
  * never queried; once a server drops out of the master's list and is delisted, index crawls stop querying it.
  */
-import { randomBytes } from "node:crypto";
 import pino from "pino";
-import { createCrawlQueues, createQueueSink, type CrawlQueues } from "../../src/crawler/queues";
+import { createQueueSink, type CrawlQueues } from "../../src/crawler/queues";
 import { buildCrawlDeps } from "../../src/crawler/runtime";
 import {
   startScheduler,
@@ -18,14 +17,13 @@ import {
 } from "../../src/crawler/scheduler";
 import { INDEX_SOURCE_NAME } from "../../src/crawler/sources/index-source";
 import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
-import { loadConfig, type Config } from "../../src/shared/config";
-import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
+import { type Config } from "../../src/shared/config";
+import { type RunningFleet } from "../../src/simulator/fleet";
 import { startSimValveMaster, type SimValveMaster } from "../../src/simulator/master";
-import { makeFleet } from "../../src/simulator/make-fleet";
 import { testWorkerSettings } from "../helpers/workers";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
-import { dropRedisPrefix } from "../helpers/redis";
+import { type TestDatabase } from "../helpers/db";
+import { testQueueStore } from "../helpers/queue-backend";
+import { startCrawlFixture, type CrawlFixture } from "../helpers/crawl-fixture";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(300_000);
@@ -39,6 +37,7 @@ const REQUESTS_PER_MINUTE = 20;
 const MASTER_LIMIT = { packetsPerWindow: 10, windowMs: 10_000, silenceMs: 2000 };
 
 describe("index crawls query known servers on their own interval", () => {
+  let f: CrawlFixture;
   let t: TestDatabase;
   let fleet: RunningFleet;
   let master: SimValveMaster | null = null;
@@ -49,46 +48,26 @@ describe("index crawls query known servers on their own interval", () => {
   let scheduler: RunningScheduler | null = null;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    fleet = await startFleet(
-      makeFleet({
-        count: FLEET,
-        seed: 14,
-        basePort: 0,
-        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
-      }),
-    );
-    config = loadConfig({
-      DATABASE_URL: t.url,
-      ...testQueueEnv(),
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
-      QUERY_TIMEOUT_MS: "1000",
-      MASTER_TIMEOUT_MS: "3000",
-      JOB_BACKOFF_MS: "200",
-      MIGRATE_ON_START: "0",
-      QUERY_FROM_INDEX: "1",
-      QUERY_INTERVAL_MS: String(QUERY_INTERVAL_MS),
-      DELIST_AFTER_MISSED_CRAWLS: "1",
+    f = await startCrawlFixture({
+      servers: FLEET,
+      seed: 14,
+      env: {
+        FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
+        MASTER_TIMEOUT_MS: "3000",
+        QUERY_FROM_INDEX: "1",
+        QUERY_INTERVAL_MS: String(QUERY_INTERVAL_MS),
+        DELIST_AFTER_MISSED_CRAWLS: "1",
+      },
     });
-    queues = createCrawlQueues({
-      ...testQueueStore(t.url),
-      prefix: config.queuePrefix,
-      jobAttempts: config.jobAttempts,
-      jobBackoffMs: config.jobBackoffMs,
-    });
+    ({ t, fleet, config, queues } = f);
   });
 
   afterAll(async () => {
     await scheduler?.stop();
     await workers?.stop();
-    await queues?.close();
-    if (config) await dropRedisPrefix(config.queuePrefix);
     await master?.close();
     await shrunk?.close();
-    await fleet?.stop();
-    await t?.drop();
+    await f?.close();
   });
 
   it("queries the whole fleet several times during one listing, and stops querying a delisted server", async () => {

@@ -5,13 +5,11 @@
  * crawl starts at once. BullMQ workers on real PostgreSQL and the tests' queue backend (test/helpers/queue-backend.ts); the checks are about which crawls exist,
  * never how long anything took.
  */
-import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { crawlKeyOf, type CrawlEvent } from "../../src/crawler/crawl-jobs";
 import {
   JOB,
   catchUpJobIdOf,
-  createCrawlQueues,
   createQueueSink,
   enqueueCrawl,
   schedulerIdOf,
@@ -21,13 +19,12 @@ import {
 import { buildCrawlDeps } from "../../src/crawler/runtime";
 import { createListSourceFactory } from "../../src/crawler/sources";
 import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
-import { loadConfig, type Config } from "../../src/shared/config";
-import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
-import { makeFleet } from "../../src/simulator/make-fleet";
+import { type Config } from "../../src/shared/config";
+import { type RunningFleet } from "../../src/simulator/fleet";
 import { testWorkerSettings } from "../helpers/workers";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { dropRedisPrefix } from "../helpers/redis";
-import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
+import { type TestDatabase } from "../helpers/db";
+import { testQueueStore } from "../helpers/queue-backend";
+import { startCrawlFixture, type CrawlFixture } from "../helpers/crawl-fixture";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
@@ -35,6 +32,7 @@ jest.setTimeout(180_000);
 const HOUR_MS = 3600_000;
 
 describe("a skipped tick is made up at the close of the crawl it found running", () => {
+  let f: CrawlFixture;
   let t: TestDatabase;
   let fleet: RunningFleet;
   let config: Config;
@@ -42,38 +40,13 @@ describe("a skipped tick is made up at the close of the crawl it found running",
   let workers: RunningWorkers | null = null;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    fleet = await startFleet(
-      makeFleet({
-        count: 5,
-        seed: 11,
-        basePort: 0,
-        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
-      }),
-    );
-    config = loadConfig({
-      DATABASE_URL: t.url,
-      ...testQueueEnv(),
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      QUERY_TIMEOUT_MS: "1000",
-      JOB_BACKOFF_MS: "200",
-      MIGRATE_ON_START: "0",
-    });
-    queues = createCrawlQueues({
-      ...testQueueStore(t.url),
-      prefix: config.queuePrefix,
-      jobAttempts: config.jobAttempts,
-      jobBackoffMs: config.jobBackoffMs,
-    });
+    f = await startCrawlFixture({ servers: 5, seed: 11 });
+    ({ t, fleet, config, queues } = f);
   });
 
   afterAll(async () => {
     await workers?.stop();
-    await queues?.close();
-    await dropRedisPrefix(config.queuePrefix);
-    await fleet?.stop();
-    await t?.drop();
+    await f?.close();
   });
 
   it("starts the next crawl when the overrunning one closes, and holds nothing for a crawl that skipped no tick", async () => {

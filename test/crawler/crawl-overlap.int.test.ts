@@ -5,22 +5,20 @@
  * test/helpers/queue-backend.ts), for ~20 s. Crawls of the source never
  * overlap in time, and every tick that found one running is skipped and counted.
  */
-import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import pino from "pino";
 import type { CrawlEvent } from "../../src/crawler/crawl-jobs";
-import { createCrawlQueues, createQueueSink, type CrawlQueues } from "../../src/crawler/queues";
+import { createQueueSink, type CrawlQueues } from "../../src/crawler/queues";
 import { buildCrawlDeps } from "../../src/crawler/runtime";
 import { startScheduler, syncSchedulers, type RunningScheduler } from "../../src/crawler/scheduler";
 import { createListSourceFactory } from "../../src/crawler/sources";
 import { scheduledSlotMs, startWorkers, type RunningWorkers } from "../../src/crawler/workers";
-import { loadConfig, type Config } from "../../src/shared/config";
-import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
-import { makeFleet } from "../../src/simulator/make-fleet";
+import { type Config } from "../../src/shared/config";
+import { type RunningFleet } from "../../src/simulator/fleet";
 import { testWorkerSettings } from "../helpers/workers";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
-import { dropRedisPrefix } from "../helpers/redis";
+import { type TestDatabase } from "../helpers/db";
+import { testQueueStore } from "../helpers/queue-backend";
+import { startCrawlFixture, type CrawlFixture } from "../helpers/crawl-fixture";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
@@ -31,6 +29,7 @@ const RUN_MS = 20_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("one crawl per source at a time", () => {
+  let f: CrawlFixture;
   let t: TestDatabase;
   let fleet: RunningFleet;
   let config: Config;
@@ -40,39 +39,14 @@ describe("one crawl per source at a time", () => {
   const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    fleet = await startFleet(
-      makeFleet({
-        count: 20,
-        seed: 7,
-        basePort: 0,
-        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
-      }),
-    );
-    config = loadConfig({
-      DATABASE_URL: t.url,
-      ...testQueueEnv(),
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      QUERY_TIMEOUT_MS: "1000",
-      JOB_BACKOFF_MS: "200",
-      MIGRATE_ON_START: "0",
-    });
-    queues = createCrawlQueues({
-      ...testQueueStore(t.url),
-      prefix: config.queuePrefix,
-      jobAttempts: config.jobAttempts,
-      jobBackoffMs: config.jobBackoffMs,
-    });
+    f = await startCrawlFixture({ servers: 20, seed: 7 });
+    ({ t, fleet, config, queues } = f);
   });
 
   afterAll(async () => {
     await scheduler?.stop();
     await workers?.stop();
-    await queues?.close();
-    await dropRedisPrefix(config.queuePrefix);
-    await fleet?.stop();
-    await t?.drop();
+    await f?.close();
   });
 
   it("never overlaps crawls of a slow source, and counts the ticks it skips", async () => {

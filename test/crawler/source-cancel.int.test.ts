@@ -4,9 +4,7 @@
  * from a few seconds after the mutation on, no packet reaches the fleet (counted by the simulated
  * servers), the crawl is closed as cancelled, and none of its jobs is left queued.
  */
-import { randomBytes } from "node:crypto";
 import {
-  createCrawlQueues,
   createQueueSink,
   enqueueCrawl,
   removeSourceJobs,
@@ -15,15 +13,14 @@ import {
 import type { Querier } from "../../src/crawler/querier";
 import { buildCrawlDeps, createDefaultQuerier } from "../../src/crawler/runtime";
 import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
-import { loadConfig, type Config } from "../../src/shared/config";
+import { type Config } from "../../src/shared/config";
 import { silentLogger } from "../../src/shared/logger";
-import { startFleet, type RunningFleet } from "../../src/simulator/fleet";
-import { makeFleet } from "../../src/simulator/make-fleet";
+import { type RunningFleet } from "../../src/simulator/fleet";
 import { auth, startTestApi, type TestApi } from "../graphql/helpers/api";
 import { testWorkerSettings } from "../helpers/workers";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
-import { testQueueEnv, testQueueStore } from "../helpers/queue-backend";
-import { dropRedisPrefix } from "../helpers/redis";
+import { type TestDatabase } from "../helpers/db";
+import { testQueueStore } from "../helpers/queue-backend";
+import { startCrawlFixture, type CrawlFixture } from "../helpers/crawl-fixture";
 import { waitFor } from "../helpers/wait-for";
 
 jest.setTimeout(180_000);
@@ -32,6 +29,7 @@ const SERVERS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("cancelling a source", () => {
+  let f: CrawlFixture;
   let t: TestDatabase;
   let fleet: RunningFleet;
   let config: Config;
@@ -40,32 +38,18 @@ describe("cancelling a source", () => {
   let api: TestApi;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    fleet = await startFleet(
-      makeFleet({
-        count: SERVERS,
-        seed: 9,
-        basePort: 0,
-        mix: { silent: 0, malformed: 0, lossy: 0, slow: 0, legacyProtocols: 0 },
-      }),
-    );
-    config = loadConfig({
-      DATABASE_URL: t.url,
-      ...testQueueEnv(),
-      GSINDEX_QUEUE_PREFIX: `gsindex-test-${randomBytes(4).toString("hex")}`,
-      ADDRESS_ALLOW_LIST: "127.0.0.0/8",
-      // 300 simulated servers on 127.0.0.1: more ports on one IP than the farm rule allows.
-      FARM_RULE_EXEMPT_RANGES: "127.0.0.1",
-      QUERY_TIMEOUT_MS: "1000",
-      QUERY_BATCH_SIZE: "10",
-      MIGRATE_ON_START: "0",
-    });
-    queues = createCrawlQueues({
-      ...testQueueStore(t.url),
-      prefix: config.queuePrefix,
+    f = await startCrawlFixture({
+      servers: SERVERS,
+      seed: 9,
+      env: {
+        // 300 simulated servers on 127.0.0.1: more ports on one IP than the farm rule allows.
+        FARM_RULE_EXEMPT_RANGES: "127.0.0.1",
+        QUERY_BATCH_SIZE: "10",
+      },
       jobAttempts: 3,
       jobBackoffMs: 200,
     });
+    ({ t, fleet, config, queues } = f);
     const q = queues;
     api = await startTestApi({
       db: t.db,
@@ -92,10 +76,7 @@ describe("cancelling a source", () => {
   afterAll(async () => {
     await api?.close();
     await workers?.stop();
-    await queues?.close();
-    await dropRedisPrefix(config.queuePrefix);
-    await fleet?.stop();
-    await t?.drop();
+    await f?.close();
   });
 
   async function crawlThen(
