@@ -671,18 +671,19 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
       exemptCidrs: deps.settings.farmRuleExemptRanges,
     });
   }
-  // Closed (here or by an earlier try of this job): a start a tick skipped meanwhile runs now.
+  // Closed (here or by an earlier try of this job): a start a tick skipped meanwhile runs now, without
+  // waiting for the shared-names rule, which may take its whole budget (DEFAULT_SHARED_NAMES_BUDGET_MS).
   await deps.sink.releaseCatchUp?.(crawl.key);
-  // Idempotent: re-rolling the crawl's hours gives the same rows.
-  await coalescedRollup(deps.db, crawl.startedAt);
-  // Last: the rule may take its whole budget (crawl-store.ts DEFAULT_SHARED_NAMES_BUDGET_MS), and neither
-  // the made-up start nor the crawl's hourly rows should wait for it. A retry after the close skips it.
   if (closed?.finished) {
+    // Before the roll-up, which leaves suspected fakes out of the population. A retry after the close
+    // skips it: the next crawl's close checks again.
     const sharedPlayerNames = await checkSharedPlayerNames(deps.db, closed.startedAt, {
       ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
     await logCrawlSummary(deps, crawl, { ...closed, sharedPlayerNames });
   }
+  // Idempotent: re-rolling the crawl's hours gives the same rows.
+  await coalescedRollup(deps.db, crawl.startedAt);
   deps.onEvent?.({ type: "finished", crawlId: crawl.id });
 }
 

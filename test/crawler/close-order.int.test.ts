@@ -1,7 +1,8 @@
 /**
- * The order of a crawl's close (crawl-jobs.ts finishCrawl): the made-up start of a skipped tick and the
- * roll-up come before the shared-names rule, which may take its whole budget. What each step saw is read
- * from the database: the servers' flags (set by the rule) and server_day (written by the roll-up).
+ * The order of a crawl's close (crawl-jobs.ts finishCrawl): the made-up start of a skipped tick comes
+ * before the shared-names rule, which may take its whole budget; the rule comes before the roll-up (the
+ * population leaves suspects out: fake-players.int.test.ts). What the release saw is read from the
+ * servers' flags, which the rule sets.
  */
 import { finishCrawl, type JobSink } from "../../src/crawler/crawl-jobs";
 import { buildCrawlDeps } from "../../src/crawler/runtime";
