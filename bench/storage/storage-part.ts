@@ -144,6 +144,8 @@ export async function runStoragePart(
   const perRunMs = runs.reduce((sum, r) => sum + r.ms, 0) / Math.max(1, runs.length);
   const per100kMs = (perRunMs * 100_000) / s.servers;
   const slowest = runs.reduce((m, r) => Math.max(m, r.ms), 0);
+  const yearBytes =
+    s.servers * (recentDays * recentPerServerDay + (365 - recentDays) * steadyPerServerDay);
   const compactPerServerDay = (sizes.raw ?? 0) / (rawServers * rawDays);
   // Before compaction: one row per sample (the whole layout before migration 20261124140000_raw_sample_day).
   const rowsPerServerDay = g.rowLayoutBytes / rawServers;
@@ -254,7 +256,7 @@ export async function runStoragePart(
     `Target: under 2 KB per server per day long-term: **${num(longTermPerServerDay)} bytes** over these ${s.days} days, ${verdicts[1]?.met ? "met" : "missed"}. ` +
       `Issue 14's <= 512 bytes: a day beyond the raw window costs **${num(steadyPerServerDay)} bytes** (${num(monthPerServerDay)} in its month row, ${num(populationPerServerDay, 1)} of rollups), ${verdicts[2]?.met ? "met" : "missed"}, against ${num(dayLayoutPerServerDay)} bytes as a server_day row (measured on the first ${recentDays} days before any compaction); ` +
       `the ${recentDays} days in the raw window stay server_day rows of ${num(recentPerServerDay)} bytes each (${num((recentPerServerDay * recentDays) / 1024, 1)} KiB per server whatever the age of the index).\n\n` +
-      `Over a year that is ${mib(longTermPerServerDay * s.servers * 365)} for ${num(s.servers)} servers; the raw window stays at ${mib(rawWindowFull)} whatever the age of the index, because whole day partitions are dropped once rolled up. ` +
+      `Over a year that is ${mib(yearBytes)} for ${num(s.servers)} servers (${recentDays} days as server_day rows, ${365 - recentDays} in month rows); the raw window stays at ${mib(rawWindowFull)} whatever the age of the index, because whole day partitions are dropped once rolled up. ` +
       `Raw window: **${num(rawPerServerDay)} bytes** per server per day against ${num(rowsPerServerDay)} bytes with one row per sample (${num(rowsPerServerDay / Math.max(1, rawPerServerDay), 1)}x smaller), target <= 4,096 bytes: ${verdicts[0]?.met ? "met" : "missed"}.`,
     "",
     `Compaction (the retention job moving the day that left the raw window into the month rows, src/crawler/store/day-compaction.ts): ${runs.length} runs, ${seconds(perRunMs, 1)} each on average for ${num(s.servers)} servers (slowest ${seconds(slowest, 1)}; the later in the month, the longer the rows it rewrites), **${seconds(per100kMs, 1)} per 100,000 servers** (scaled linearly), in transactions of 5,000 servers that lock only the rows they move. ` +
@@ -272,7 +274,7 @@ export async function runStoragePart(
     title: "Storage",
     markdown,
     commands: [
-      `npm run bench -- --only storage --storage-servers ${s.servers} --storage-days ${s.days}`,
+      `npm run bench -- --only storage --storage-servers ${s.servers} --storage-days ${s.days} --raw-servers ${rawServers}`,
     ],
     verdicts,
     data: {
