@@ -7,7 +7,9 @@
  *   crawler writes them (one row per sample in server_sample), measured for the first day (the layout
  *   before migration 20261124140000_raw_sample_day), then compacted by the retention job's statement into
  *   server_sample_day (one row per server per day) and dropped;
- * - server_day: one row per server per day with the 24 hourly slots, for every day;
+ * - server days: one server_day row per server per day with the 24 hourly slots, written day by day;
+ *   each day leaving the raw window moved into server_day_month (one row per server per month) by the
+ *   retention job's statements (day-compaction.ts), as the hourly retention job does;
  * - population_rollup: HOUR and DAY buckets per dimension key (ALL, APP, FOLDER, MAP, REGION, PROTOCOL).
  * The history ends at 00:00 UTC today, so "the last 30 days" is all history.
  */
@@ -16,9 +18,20 @@ import { totalBytes } from "../lib/bench-db";
 import { SIM_GAMES } from "../../src/simulator/games";
 import { appendToDaysSql } from "../../src/crawler/store/history-store";
 import { dayPartitionName } from "../../src/crawler/store/partitions";
+import { DROP_STRAY_DAYS_SQL, MOVE_SERVER_DAYS_SQL } from "../../src/crawler/store/day-compaction";
 
 export const SAMPLES_PER_DAY = 288;
 const DAY_MS = 24 * 3600 * 1000;
+/** Servers per compaction transaction, as src/crawler/store/day-compaction.ts (SERVERS_PER_CHUNK). */
+const DAY_CHUNK = 5_000n;
+
+/** One retention run's move of the day leaving the raw window into the month rows. */
+export interface DayCompaction {
+  /** The first day not moved (the raw window's start). */
+  day: string;
+  moved: number;
+  ms: number;
+}
 
 export interface GenerateOptions {
   servers: number;
@@ -48,6 +61,10 @@ export interface Generated {
   /** The first raw day as one row per sample (server_sample), before compaction: bytes and rows. */
   rowLayoutBytes: number;
   rowLayoutRows: number;
+  /** The first raw-window days as server_day rows, before any was compacted: bytes and rows. */
+  dayLayoutBytes: number;
+  dayLayoutRows: number;
+  dayCompactions: DayCompaction[];
 }
 
 async function timed(body: () => Promise<unknown>): Promise<number> {
@@ -180,6 +197,9 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
   // One row per server per day; the 24 hourly slots come from a pool of 1,000 day profiles (values
   // differ per server-day through the pool; sizes are what this part measures).
   let dayRows = 0;
+  let dayLayoutBytes = 0;
+  let dayLayoutRows = 0;
+  const dayCompactions: DayCompaction[] = [];
   const daysMs = await timed(async () => {
     await c.query(`
       CREATE TEMP TABLE bench_profile AS
@@ -197,6 +217,14 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
           array_agg((h % 3)::smallint ORDER BY h) AS h_bots_max
         FROM generate_series(0, 999) n, generate_series(0, 23) h GROUP BY n) p`);
     await c.query("SET session_replication_role = replica");
+    const ids = await c.query<{ lo: string; hi: string }>(
+      "SELECT min(id)::text AS lo, max(id)::text AS hi FROM game_server",
+    );
+    const lo = BigInt(ids.rows[0]?.lo ?? "0");
+    const hi = BigInt(ids.rows[0]?.hi ?? "0");
+    // Day by day as the crawler and the hourly retention job would: the day's rows written, then the day
+    // leaving the raw window moved into its month row, then a VACUUM standing in for autovacuum (each
+    // compaction rewrites every month row; its old versions' space is reused by the next day's).
     for (let d = 0; d < o.days; d++) {
       const day = new Date(startAt.getTime() + d * DAY_MS);
       const r = await c.query(
@@ -208,6 +236,37 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
         [day.toISOString().slice(0, 10), d],
       );
       dayRows += r.rowCount ?? 0;
+      if (d + 1 === o.rawDays) {
+        // The layout before migration 20261124150000_server_day_month: every day a server_day row.
+        dayLayoutBytes = await totalBytes(c, ["server_day"]);
+        dayLayoutRows = dayRows;
+      }
+      // The retention run of the next day moves the day leaving the raw window.
+      const before = new Date(day.getTime() + DAY_MS - o.rawDays * DAY_MS);
+      if (before.getTime() <= startAt.getTime()) continue;
+      const started = performance.now();
+      let moved = 0;
+      for (let from = lo; from <= hi; from += DAY_CHUNK) {
+        await c.query("BEGIN");
+        await c.query(DROP_STRAY_DAYS_SQL, [
+          from.toString(),
+          (from + DAY_CHUNK).toString(),
+          before.toISOString().slice(0, 10),
+        ]);
+        const m = await c.query<{ n: number }>(MOVE_SERVER_DAYS_SQL, [
+          from.toString(),
+          (from + DAY_CHUNK).toString(),
+          before.toISOString().slice(0, 10),
+        ]);
+        await c.query("COMMIT");
+        moved += m.rows[0]?.n ?? 0;
+      }
+      const ms = performance.now() - started;
+      dayCompactions.push({ day: before.toISOString().slice(0, 10), moved, ms });
+      await c.query("VACUUM server_day, server_day_month");
+      o.log(
+        `storage: server days before ${before.toISOString().slice(0, 10)}: ${moved} moved in ${(ms / 1000).toFixed(1)} s`,
+      );
     }
     await c.query("SET session_replication_role = DEFAULT");
     o.log(`storage: ${dayRows} server-day rows`);
@@ -248,6 +307,9 @@ export async function generateHistory(c: Client, o: GenerateOptions): Promise<Ge
     rawPartitions,
     rowLayoutBytes,
     rowLayoutRows,
+    dayLayoutBytes,
+    dayLayoutRows,
+    dayCompactions,
   };
 }
 

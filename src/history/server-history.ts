@@ -1,6 +1,7 @@
 /**
  * A server's history as stored (docs/storage.md): RAW samples inside the raw window, the hourly slots and
- * the day totals of server_day outside it. Which of the three a request reads, and whether it may, is the
+ * the day totals of server days outside it (server_day_range: the recent days' server_day rows and the
+ * older days compacted into server_day_month). Which of the three a request reads, and whether it may, is the
  * caller's decision (the API's history plan); this module reads what it is asked for.
  */
 import { Prisma } from "../generated/prisma/client";
@@ -74,20 +75,18 @@ export async function readServerHistories(
         SELECT d.game_server_id AS id, (d.day::timestamp + (u.i - 1) * interval '1 hour') AT TIME ZONE 'UTC' AS at,
           u.s::int AS samples, COALESCE(u.o, 0)::int AS online, u.pmin, u.pmax, COALESCE(u.psum, 0) AS psum, u.bmax,
           NULL::int AS max_players, u.m AS map, NULL::int AS ping_ms
-        FROM server_day d,
+        FROM server_day_range(${utcDay(o.from)}::date, ${utcDay(o.to)}::date) d,
           unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
             WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
-        WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
-          AND u.s IS NOT NULL AND u.s > 0
+        WHERE d.game_server_id = ANY(${ids}::bigint[]) AND u.s IS NOT NULL AND u.s > 0
       ) h WHERE h.at >= ${floorHour(o.from)} AND h.at < ${o.to}
       ORDER BY id, at`;
   } else {
     rows = await db.$queryRaw<HistoryRow[]>`
       SELECT game_server_id AS id, day::timestamp AT TIME ZONE 'UTC' AS at, samples, online, players_min AS pmin,
         players_max AS pmax, players_sum AS psum, bots_max AS bmax, NULL::int AS max_players, top_map AS map, NULL::int AS ping_ms
-      FROM server_day
-      WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
-        AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}
+      FROM server_day_range(${utcDay(o.from)}::date, ${o.to}::date)
+      WHERE game_server_id = ANY(${ids}::bigint[]) AND samples > 0 AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}
       ORDER BY game_server_id, day`;
   }
   for (const r of rows) {
@@ -178,18 +177,16 @@ export async function readServerHistoryBuckets(
         SELECT * FROM (
           SELECT d.game_server_id AS id, (d.day - DATE '2000-01-01') * 24 + (u.i::int - 1) AS t,
             u.s::int AS s, COALESCE(u.o, 0)::int AS o, u.pmin::int AS pmin, u.pmax::int AS pmax, COALESCE(u.psum, 0)::bigint AS psum, u.bmax::int AS bmax, u.m AS m
-          FROM server_day d,
+          FROM server_day_range(${utcDay(o.from)}::date, ${utcDay(o.to)}::date) d,
             unnest(d.h_samples, d.h_online, d.h_players_min, d.h_players_max, d.h_players_sum, d.h_bots_max, d.h_map)
               WITH ORDINALITY AS u(s, o, pmin, pmax, psum, bmax, m, i)
-          WHERE d.game_server_id = ANY(${ids}::bigint[]) AND d.day >= ${utcDay(o.from)}::date AND d.day <= ${utcDay(o.to)}::date
-            AND u.s IS NOT NULL AND u.s > 0
+          WHERE d.game_server_id = ANY(${ids}::bigint[]) AND u.s IS NOT NULL AND u.s > 0
         ) h WHERE h.t >= ${(floorHour(o.from).getTime() - ORIGIN_MS) / HOUR_MS} AND h.t < ${Math.ceil((o.to.getTime() - ORIGIN_MS) / HOUR_MS)}`
       : Prisma.sql`
         SELECT game_server_id AS id, day - DATE '2000-01-01' AS t, samples AS s, online AS o, players_min::int AS pmin,
           players_max::int AS pmax, players_sum::bigint AS psum, bots_max::int AS bmax, top_map AS m
-        FROM server_day
-        WHERE game_server_id = ANY(${ids}::bigint[]) AND day >= ${utcDay(o.from)}::date AND day < ${o.to}::date + 1 AND samples > 0
-          AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}`;
+        FROM server_day_range(${utcDay(o.from)}::date, ${o.to}::date)
+        WHERE game_server_id = ANY(${ids}::bigint[]) AND samples > 0 AND day::timestamp AT TIME ZONE 'UTC' < ${o.to}`;
   const rows = await db.$queryRaw<BucketRow[]>`
     WITH p AS (
       SELECT id, t, t / ${perBucket}::int AS b, s, o, pmin, pmax, psum, bmax, m FROM (${slots}) slots

@@ -16,6 +16,7 @@ import {
   listSamplePartitions,
   PARTITION_LOCK_KEY,
 } from "./partitions";
+import { compactServerDays } from "./day-compaction";
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
@@ -309,6 +310,8 @@ const COMPACT_AFTER_MS = HOUR_MS;
 
 export interface RetentionResult {
   droppedPartitions: string[];
+  /** server_day rows moved into their month rows (server_day_month, day-compaction.ts). */
+  compactedDays: number;
   /** Raw hours compacted into day rows (their partitions are gone too). */
   compactedPartitions: string[];
   deletedDays: number;
@@ -336,6 +339,8 @@ export async function applyRetention(
   for (const d of [...days].sort((x, y) => x - y))
     await rollupRange(db, new Date(d), new Date(d + DAY_MS - 1));
   const droppedPartitions = await dropSamplePartitionsBefore(db, rawBefore);
+  // Days whose raw samples are gone are final: into one row per server per month, which TOAST compresses.
+  const { movedDays: compactedDays } = await compactServerDays(db, rawBefore);
   // Hours inside the window: compacted once every crawl started in them is likely done writing (a sample
   // written later still counts, through the DEFAULT partition).
   const compactedPartitions = await compactSamples(
@@ -346,9 +351,11 @@ export async function applyRetention(
   if (o.rollupDays > 0) {
     const before = new Date(utcDay(now).getTime() - o.rollupDays * DAY_MS);
     deletedDays = await db.$executeRaw`DELETE FROM server_day WHERE day < ${before}::date`;
+    // Month rows go whole, once their last day is past: a month's days outlive the limit by up to a month.
+    await db.$executeRaw`DELETE FROM server_day_month WHERE month < date_trunc('month', ${before}::date)::date`;
     await db.$executeRaw`DELETE FROM population_rollup WHERE bucket_at < ${before}`;
   }
   const deletedBatches = await db.$executeRaw`
     DELETE FROM crawl_batch b USING crawl c WHERE b.crawl_id = c.id AND c.finished_at < ${new Date(now.getTime() - DAY_MS)}`;
-  return { droppedPartitions, compactedPartitions, deletedDays, deletedBatches };
+  return { droppedPartitions, compactedDays, compactedPartitions, deletedDays, deletedBatches };
 }
