@@ -295,7 +295,7 @@ export async function runQueryPart(
               phase === "warm" ? "answers correct (worst pass)" : "answers correct (worst round)",
               "datagrams sent / received per server",
               "CPU per server vs (datagrams x floor)",
-              "peak RSS",
+              "peak RSS (the process, holding every pass's answers)",
               "simulator CPU per pass",
             ],
             [...rows, floorRow],
