@@ -381,11 +381,13 @@ async function queryBare(
       ],
       { raiseFileLimit: true },
     );
+    // One pass (the contender's cold figure), as this comparison has always been measured.
+    const pass = result.cold;
     return {
       servers: result.servers,
-      cpuMs: result.cpuUserMs + result.cpuSystemMs,
-      wallMs: result.wallMs,
-      answered: result.servers - result.correctness.failed,
+      cpuMs: pass.cpuUserMs + pass.cpuSystemMs,
+      wallMs: pass.wallMs,
+      answered: result.servers - pass.correctness.failed,
     };
   } catch (err) {
     log(`crawl ${num(count)}: the bare query library run failed: ${String(err)}`);

@@ -19,6 +19,11 @@ export interface BenchOptions {
   /** Part 1: simulated servers and the concurrencies every contender is measured at. */
   queryServers: number;
   queryConcurrency: number[];
+  /**
+   * Part 1: passes over the fleet after the first in each contender's (and the floor's) process: the
+   * first is the cold figure, these the warm one. 0 = the cold figure only.
+   */
+  queryPasses: number;
   /** Part 2: how long each decoder loop runs. */
   decodeMs: number;
   /** Part 3: fleet sizes crawled end to end. */
@@ -71,6 +76,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       only: { type: "string" },
       "query-servers": { type: "string" },
       concurrency: { type: "string" },
+      passes: { type: "string" },
       "decode-ms": { type: "string" },
       "crawl-fleets": { type: "string" },
       "crawl-tuned": { type: "string" },
@@ -100,6 +106,14 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     queryServers: int(values["query-servers"], "query-servers", small ? 500 : 5000),
     queryConcurrency:
       values.concurrency !== undefined ? ints(values.concurrency, "concurrency") : [100, 500],
+    queryPasses:
+      values.passes === undefined
+        ? small
+          ? 1
+          : 2
+        : values.passes.trim() === "0"
+          ? 0
+          : int(values.passes, "passes", 2),
     decodeMs: int(values["decode-ms"], "decode-ms", small ? 500 : 2000),
     crawlFleets:
       values["crawl-fleets"] !== undefined

@@ -373,7 +373,7 @@ export class UdpTransport {
         reject,
       );
       channel.active = exchange;
-      if (signal) exchange.unlink = linkAbort(signal, exchange.onAbort);
+      if (signal) exchange.unlink = linkAbort(signal, () => exchange.onAbort());
       exchange.send();
     });
   }
@@ -525,13 +525,14 @@ class Exchange<T> implements PendingExchange, Timed {
       );
   };
 
-  readonly onAbort = (): void => {
+  /** A method, not a closure per exchange: most exchanges carry no signal. */
+  onAbort(): void {
     if (this.tentative) this.finish(null, this.tentative);
     else {
       const signal = this.options.signal as AbortSignal;
       this.finish(this.options.deadline === undefined ? abortError(signal) : callerAborted(signal));
     }
-  };
+  }
 
   onDue(): void {
     if (this.settled) return;

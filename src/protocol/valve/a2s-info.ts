@@ -14,19 +14,23 @@ import {
 } from "./constants";
 import { decodeGoldSrcInfoBody, encodeGoldSrcInfo, type GoldSrcInfo } from "./info-goldsrc";
 import { decodeSourceInfoBody, encodeSourceInfo, type SourceInfo } from "./info-source";
-import { assertChallenge, encoding, openSinglePacket } from "./single-packet";
+import { encoding, openSinglePacket, requestWithChallenge } from "./single-packet";
 
 /** A decoded A2S_INFO reply; `type` tells the Source (0x49) form from the GoldSrc (0x6D) one. */
 export type A2SInfo = SourceInfo | GoldSrcInfo;
 
+/** FF FF FF FF 54 "Source Engine Query" NUL: the request without a challenge. */
+const INFO_REQUEST = new PacketWriter()
+  .i32le(SINGLE_PACKET_HEADER)
+  .u8(A2S_INFO)
+  .cstring(A2S_INFO_PAYLOAD)
+  .toBuffer();
+
 /** A2S_INFO request; `challenge` is the 4 bytes of an S2C_CHALLENGE, echoed verbatim. */
 export function encodeInfoRequest(challenge?: Buffer): Buffer {
-  const w = new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_INFO).cstring(A2S_INFO_PAYLOAD);
-  if (challenge !== undefined) {
-    assertChallenge(challenge);
-    w.bytes(challenge);
-  }
-  return w.toBuffer();
+  // A copy: the caller owns what it gets.
+  if (challenge === undefined) return Buffer.from(INFO_REQUEST);
+  return requestWithChallenge(INFO_REQUEST, challenge);
 }
 
 /** Decodes a Source (0x49) or GoldSrc (0x6D) A2S_INFO reply from a full single payload. */

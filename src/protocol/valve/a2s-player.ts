@@ -20,7 +20,7 @@ import { PacketWriter } from "../wire/packet-writer";
 import { A2S_PLAYER, NO_CHALLENGE, S2A_PLAYER, SINGLE_PACKET_HEADER } from "./constants";
 import { quirksFor } from "./quirks";
 import {
-  assertChallenge,
+  requestWithChallenge,
   encoding,
   openSinglePacket,
   startSinglePacket,
@@ -57,10 +57,12 @@ export interface DecodeContext {
   appId?: number;
 }
 
+/** FF FF FF FF 55, before the challenge. */
+const PLAYER_PREFIX = new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_PLAYER).toBuffer();
+
 /** A2S_PLAYER request; without a challenge it sends FF FF FF FF, which asks the server for one. */
 export function encodePlayerRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
-  assertChallenge(challenge);
-  return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_PLAYER).bytes(challenge).toBuffer();
+  return requestWithChallenge(PLAYER_PREFIX, challenge);
 }
 
 /** One entry, or null when the data ends inside it (truncated). */

@@ -17,7 +17,12 @@ import { ProtocolError } from "../errors";
 import type { PacketReader } from "../wire/packet-reader";
 import { PacketWriter } from "../wire/packet-writer";
 import { A2S_RULES, NO_CHALLENGE, S2A_RULES, SINGLE_PACKET_HEADER } from "./constants";
-import { assertChallenge, openSinglePacket, startSinglePacket, writeText } from "./single-packet";
+import {
+  openSinglePacket,
+  requestWithChallenge,
+  startSinglePacket,
+  writeText,
+} from "./single-packet";
 
 /** One rule (console variable) as the server sent it. */
 export interface Rule {
@@ -39,10 +44,12 @@ export interface RulesResult {
   truncated?: true;
 }
 
+/** FF FF FF FF 56, before the challenge. */
+const RULES_PREFIX = new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_RULES).toBuffer();
+
 /** A2S_RULES request; without a challenge it sends FF FF FF FF, which asks the server for one. */
 export function encodeRulesRequest(challenge: Buffer = NO_CHALLENGE): Buffer {
-  assertChallenge(challenge);
-  return new PacketWriter().i32le(SINGLE_PACKET_HEADER).u8(A2S_RULES).bytes(challenge).toBuffer();
+  return requestWithChallenge(RULES_PREFIX, challenge);
 }
 
 /** One pair, or null when the data ends inside it. */

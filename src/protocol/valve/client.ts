@@ -28,7 +28,7 @@ import type { QueryOptions, ServerAddress } from "../types";
 import { encodePingRequest } from "./a2a-ping";
 import { encodeGetChallengeRequest } from "./a2s-challenge";
 import { encodeInfoRequest, type A2SInfo } from "./a2s-info";
-import { encodePlayerRequest, type PlayersResult } from "./a2s-player";
+import { encodePlayerRequest, type DecodeContext, type PlayersResult } from "./a2s-player";
 import { decodeResponse, type A2SResponse } from "./a2s-response";
 import { encodeRulesRequest, type RulesResult } from "./a2s-rules";
 import {
@@ -138,6 +138,17 @@ function isOtherReply(payload: Buffer, kind: Kind | "ping" | "getchallenge"): bo
 }
 type Answer<K extends Kind> = Extract<A2SResponse, { kind: K }>["value"];
 
+const NO_CONTEXT: DecodeContext = {};
+
+/**
+ * The 4 challenge bytes of a reply decodeResponse has read as S2C_CHALLENGE (FF FF FF FF 41 + 4
+ * bytes), taken from the datagram instead of back from their hex form. A view: the request that
+ * echoes them copies them.
+ */
+function challengeBytes(payload: Buffer): Buffer {
+  return payload.subarray(5, 9);
+}
+
 /**
  * The last challenge this server handed us within one queryServer. A server hands a client one
  * challenge and accepts it for INFO, PLAYER and RULES alike, so PLAYER and RULES start with it
@@ -167,9 +178,9 @@ function step<K extends Kind>(
 ): Promise<{ value: Step<K>; rttMs: number }> {
   const handle = (payload: Buffer): HandlerResult<Step<K>> => {
     if (isOtherReply(payload, kind)) return undefined;
-    const response = decodeResponse(payload, appId === undefined ? {} : { appId });
+    const response = decodeResponse(payload, appId === undefined ? NO_CONTEXT : { appId });
     if (response.kind === "challenge") {
-      const challenge = Buffer.from(response.value.challengeHex, "hex");
+      const challenge = challengeBytes(payload);
       // The challenge we just echoed, again: a duplicate of the previous reply, not a new round.
       if (sentChallenge?.equals(challenge)) return undefined;
       return { value: { challenge }, final: true };
@@ -291,7 +302,7 @@ async function listWith<K extends "players" | "rules">(
         if (isOtherReply(payload, "getchallenge")) return undefined;
         const response = decodeResponse(payload);
         return response.kind === "challenge"
-          ? { value: Buffer.from(response.value.challengeHex, "hex"), final: true }
+          ? { value: challengeBytes(payload), final: true }
           : undefined;
       },
       {

@@ -69,6 +69,19 @@ export function assertChallenge(challenge: Buffer): void {
 }
 
 /**
+ * A request as one buffer: `prefix` (header, type and any fixed body) then the 4 challenge bytes.
+ * Requests go out several times per server queried; one allocation each instead of a writer's
+ * chunks and their concatenation (docs/BENCHMARKS.md, query part).
+ */
+export function requestWithChallenge(prefix: Buffer, challenge: Buffer): Buffer {
+  assertChallenge(challenge);
+  const out = Buffer.allocUnsafe(prefix.length + 4);
+  prefix.copy(out, 0);
+  challenge.copy(out, prefix.length);
+  return out;
+}
+
+/**
  * Runs an encoder, turning the RangeError a Buffer write throws for an out-of-range field (an app id
  * above 65535, a score beyond int32) into INVALID_ARGUMENT, so encoders fail with coded errors too.
  */
