@@ -380,8 +380,9 @@ async function upsertListed(
         WHERE g.id = x.id
           -- A deferred row (queryable, listed by this source) that the listing would not change: its query
           -- batch's write sets last_listed_at (writeBatchOutcomes). Every game_server update writes the
-          -- row and its 20 index entries again (it changes no indexed column, but the pages are full, so
-          -- it was rarely HOT): this was a third of the crawl's game_server updates.
+          -- row (about 1.9 kB) and an entry in each of its 19 indexes again (this one changes no indexed
+          -- column, but with about four rows a page there was rarely room for a HOT update): a third of
+          -- the crawl's game_server updates were these.
           AND NOT (x.defer
             AND g.ip IS NOT DISTINCT FROM x.ip
             AND g.country IS NOT DISTINCT FROM x.country
