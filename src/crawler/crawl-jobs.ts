@@ -412,6 +412,8 @@ export async function listRun(
       error,
       resumeCursor,
       rows,
+      // A listing-only crawl drops known servers from its batches (narrowToFirstQueries): it writes every row.
+      deferListedAt: mode === "list-and-query",
       ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
     batchKeys = written.batchKeys;

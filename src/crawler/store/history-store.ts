@@ -7,6 +7,7 @@
  * Rollups are recomputed from the raw samples of an hour, never added to, so re-rolling an hour (each
  * crawl that finishes re-rolls its hour) gives the same rows. Layout and numbers: docs/storage.md.
  */
+import { Prisma } from "../../generated/prisma/client";
 import type { Db } from "../../shared/db";
 import { DAY_MS, floorHour, HOUR_MS, utcDay } from "../../history/time";
 import {
@@ -37,22 +38,26 @@ export async function rollupRange(db: Db, from: Date, to: Date): Promise<void> {
     await rollupPopulationHour(db, hour);
     days.add(utcDay(hour).getTime());
   }
-  for (const d of days) {
-    const day = new Date(d);
-    await rollupServerDayTotals(
-      db,
-      day,
-      floorHour(from) > day ? floorHour(from) : day,
-      new Date(Math.min(d + DAY_MS, floorHour(to).getTime() + HOUR_MS)),
-    );
-    await rollupPopulationDay(db, day);
-  }
+  for (const d of days) await rollupPopulationDay(db, new Date(d));
+}
+
+/**
+ * A server_day hourly array after the upsert below: its `slot` (1-24) replaced by the hour's value. The day
+ * totals are computed from these in the same statement, so that a re-rolled hour writes each server's day
+ * row once (a second statement that recomputed the totals from the arrays updated every row again: 2
+ * server_day updates per server per crawl). Slices keep the arrays' positions aligned with each other.
+ */
+function slotSet(column: string, slot: number): Prisma.Sql {
+  return Prisma.raw(
+    `(d.${column}[1:${slot - 1}] || EXCLUDED.${column}[${slot}] || d.${column}[${slot + 1}:24])`,
+  );
 }
 
 async function rollupServerHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
   const day = utcDay(hour);
   const slot = hour.getUTCHours() + 1;
+  const after = (column: string): Prisma.Sql => slotSet(column, slot);
   // Arrays are 24 slots: the hour's value at `slot`, NULL elsewhere; on conflict only `slot` is set.
   // Two crawls finishing together roll the hour up one after the other: interleaved, the two upserts
   // over the same server_day rows deadlocked (40P01).
@@ -72,8 +77,9 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
       FROM server_sample_range(${hour}::timestamptz, ${end}::timestamptz)
       GROUP BY game_server_id
     ), pad AS (SELECT ${slot}::int - 1 AS before, 24 - ${slot}::int AS after)
-    INSERT INTO server_day AS d (game_server_id, day, h_samples, h_online, h_players_min, h_players_max, h_players_sum, h_bots_max, h_map)
-    SELECT h.id, ${day}::date,
+    INSERT INTO server_day AS d (game_server_id, day, samples, online, players_min, players_max, players_sum, bots_max, top_map,
+      h_samples, h_online, h_players_min, h_players_max, h_players_sum, h_bots_max, h_map)
+    SELECT h.id, ${day}::date, h.samples, h.online, h.pmin, h.pmax, COALESCE(h.psum, 0), h.bmax, h.top_map,
       array_fill(NULL::smallint, ARRAY[pad.before]) || LEAST(h.samples, 32767)::smallint || array_fill(NULL::smallint, ARRAY[pad.after]),
       array_fill(NULL::smallint, ARRAY[pad.before]) || LEAST(h.online, 32767)::smallint || array_fill(NULL::smallint, ARRAY[pad.after]),
       array_fill(NULL::smallint, ARRAY[pad.before]) || h.pmin || array_fill(NULL::smallint, ARRAY[pad.after]),
@@ -89,28 +95,15 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
       h_players_max[${slot}::int] = EXCLUDED.h_players_max[${slot}::int],
       h_players_sum[${slot}::int] = EXCLUDED.h_players_sum[${slot}::int],
       h_bots_max[${slot}::int] = EXCLUDED.h_bots_max[${slot}::int],
-      h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int]`,
-    ],
-    ROLLUP_TX_OPTIONS,
-  );
-}
-
-/** Day totals from the hourly slots, for the servers sampled between `from` and `to`. */
-async function rollupServerDayTotals(db: Db, day: Date, from: Date, to: Date): Promise<void> {
-  await db.$transaction(
-    [
-      db.$executeRaw`SELECT pg_advisory_xact_lock(${SERVER_ROLLUP_LOCK_CLASS}, ${Math.floor(day.getTime() / DAY_MS) % 2_000_000_000})`,
-      db.$executeRaw`
-    UPDATE server_day d SET
-      samples = COALESCE((SELECT sum(x) FROM unnest(d.h_samples) x), 0),
-      online = COALESCE((SELECT sum(x) FROM unnest(d.h_online) x), 0),
-      players_min = (SELECT min(x) FROM unnest(d.h_players_min) x),
-      players_max = (SELECT max(x) FROM unnest(d.h_players_max) x),
-      players_sum = COALESCE((SELECT sum(x) FROM unnest(d.h_players_sum) x), 0),
-      bots_max = (SELECT max(x) FROM unnest(d.h_bots_max) x),
-      top_map = (SELECT m FROM unnest(d.h_map, d.h_online) AS u(m, o) WHERE m IS NOT NULL GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)
-    WHERE d.day = ${day}::date
-      AND d.game_server_id IN (SELECT DISTINCT game_server_id FROM server_sample_range(${from}::timestamptz, ${to}::timestamptz))`,
+      h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int],
+      samples = COALESCE((SELECT sum(x) FROM unnest(${after("h_samples")}) x), 0),
+      online = COALESCE((SELECT sum(x) FROM unnest(${after("h_online")}) x), 0),
+      players_min = (SELECT min(x) FROM unnest(${after("h_players_min")}) x),
+      players_max = (SELECT max(x) FROM unnest(${after("h_players_max")}) x),
+      players_sum = COALESCE((SELECT sum(x) FROM unnest(${after("h_players_sum")}) x), 0),
+      bots_max = (SELECT max(x) FROM unnest(${after("h_bots_max")}) x),
+      top_map = (SELECT m FROM unnest(${after("h_map")}, ${after("h_online")}) AS u(m, o) WHERE m IS NOT NULL
+        GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)`,
     ],
     ROLLUP_TX_OPTIONS,
   );

@@ -55,6 +55,13 @@ export interface ListingWrite {
   rows: ListingRow[];
   /** Thresholds of the fake-player rules applied to reported states. @defaultValue DEFAULT_FAKE_PLAYER_RULES */
   fakePlayers?: FakePlayerRules;
+  /**
+   * Leave a queryable server's row alone when the listing changes nothing in it but last_listed_at: its query
+   * batch's write sets that (crawl_batch.listed_at), so each crawl updates the row once instead of twice.
+   * Only for a crawl that queries every server it lists (not a listing-only crawl, which drops known servers
+   * from its batches). @defaultValue false
+   */
+  deferListedAt?: boolean;
 }
 
 export interface ListingWriteResult {
@@ -153,7 +160,13 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         is_relay: r.isRelay,
         managed: r.managed,
       }));
-      const { upserted } = await upsertListed(tx, input, w.sourceId, w.crawlAt);
+      const { upserted } = await upsertListed(
+        tx,
+        input,
+        w.sourceId,
+        w.crawlAt,
+        w.deferListedAt ?? false,
+      );
       upsertedCount += upserted.length;
       const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
       const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
@@ -227,11 +240,11 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     if (batches.length > 0) {
       const plan = JSON.stringify(batches.map((b) => ({ batch_key: b.key, server_ids: b.ids })));
       await tx.query(
-        `INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids)
-        SELECT $1::bigint, x.batch_key, $2::bigint, x.server_ids
+        `INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids, listed_at)
+        SELECT $1::bigint, x.batch_key, $2::bigint, x.server_ids, CASE WHEN $4::boolean THEN now() END
         FROM jsonb_to_recordset($3::jsonb) AS x(batch_key text, server_ids bigint[])
         ON CONFLICT DO NOTHING`,
-        [w.crawlId, w.runId, plan],
+        [w.crawlId, w.runId, plan, w.deferListedAt ?? false],
       );
     }
     const firstListed = fresh.length + firstListedOther;
@@ -303,6 +316,7 @@ async function upsertListed(
   input: ListedInput[],
   sourceId: number,
   crawlAt: Date,
+  deferListedAt: boolean,
 ): Promise<{ upserted: (UpsertedRow & { id: number; listedHereBefore: boolean })[] }> {
   const upserted: UpsertedRow[] = [];
   const listedHereBefore = new Set<number>();
@@ -327,7 +341,7 @@ async function upsertListed(
       [crawlAt, sourceId, json],
     );
     const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
-    const updates: (ListedInput & { id: number })[] = [];
+    const updates: (ListedInput & { id: number; defer: boolean })[] = [];
     const settled = new Set<string>();
     const takenOver: number[] = [];
     for (const e of existing) {
@@ -340,7 +354,7 @@ async function upsertListed(
       const id = idOf(e.id);
       if (e.listed_before) listedHereBefore.add(id);
       if (!r.managed && e.management_registered) takenOver.push(id);
-      updates.push({ ...r, id });
+      updates.push({ ...r, id, defer: deferListedAt && !r.not_queryable && !r.managed });
     }
     if (updates.length > 0) {
       const rows = await rowsOf<UpsertedRow>(
@@ -362,12 +376,42 @@ async function upsertListed(
           status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
         FROM jsonb_to_recordset($2::jsonb) AS x(id bigint, ip inet, country text, game_port int,
-          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
+          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean, defer boolean)
         WHERE g.id = x.id
+          -- A deferred row (queryable, listed by this source) that the listing would not change: its query
+          -- batch's write sets last_listed_at (writeBatchOutcomes). Every game_server update writes the
+          -- row (about 1.9 kB) and an entry in each of its 19 indexes again (this one changes no indexed
+          -- column, but with about four rows a page there was rarely room for a HOT update): a third of
+          -- the crawl's game_server updates were these.
+          AND NOT (x.defer
+            AND g.ip IS NOT DISTINCT FROM x.ip
+            AND g.country IS NOT DISTINCT FROM x.country
+            AND g.game_port IS NOT DISTINCT FROM COALESCE(x.game_port, g.game_port)
+            AND g.region IS NOT DISTINCT FROM (CASE WHEN x.region IS NULL THEN g.region
+                                                    WHEN x.region = 255 THEN COALESCE(g.region, 255)
+                                                    ELSE x.region END)
+            AND g.protocol = x.protocol
+            AND g.not_queryable = x.not_queryable
+            AND g.is_relay = x.is_relay
+            AND g.management_registered = x.managed
+            AND g.source_id IS NOT DISTINCT FROM $1::int
+            AND g.missed_listings = 0
+            AND g.status <> 'DELISTED')
         RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`,
         [sourceId, JSON.stringify(updates)],
       );
       upserted.push(...rows);
+      // Rows left alone are listed all the same: queryable, not registrations (what `defer` asked for).
+      const written = new Set(rows.map((r) => idOf(r.id)));
+      for (const u of updates)
+        if (!written.has(u.id))
+          upserted.push({
+            id: u.id,
+            address: u.address,
+            query_port: u.query_port,
+            not_queryable: false,
+            management_registered: false,
+          });
     }
     if (takenOver.length > 0) await clearReportedState(tx, takenOver);
     const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
@@ -501,6 +545,23 @@ function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown
 }
 
 /**
+ * The column's stored value when the new one equals it: a jsonb over about 2 kB lives in the table's TOAST
+ * relation, and assigning an equal but new value writes it there again and deletes the old copy (0.52 TOAST
+ * rows inserted and deleted per server per crawl in the scale bench, for rules that rarely change). The
+ * stored value is the old TOAST pointer, which PostgreSQL keeps as it is.
+ */
+const keepIfEqual = (column: string, value: string): string =>
+  `CASE WHEN g.${column} IS NOT DISTINCT FROM ${value} THEN g.${column} ELSE ${value} END`;
+
+/**
+ * last_listed_at as the batch's write leaves it: the time its listing listed the servers (crawl_batch.listed_at,
+ * when that listing left the rows it did not change to this write: recordListing's deferListedAt), never
+ * earlier than what the row has (another listing may have listed the server since).
+ */
+const LISTED_AT_FROM_BATCH = (param: string): string =>
+  `CASE WHEN ${param}::timestamptz IS NULL THEN g.last_listed_at ELSE GREATEST(g.last_listed_at, ${param}::timestamptz) END`;
+
+/**
  * Current state of answered servers (status ONLINE, failures reset). With `onlyIfNeverAnswered`
  * (a source's own record), only servers with no answer yet take it, and their status is left alone.
  * The answer's fake-player reasons replace the previous answer's; the close-time ones stay. A flag set
@@ -511,6 +572,7 @@ async function applyStates(
   states: StateWrite[],
   onlyIfNeverAnswered: boolean,
   rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES,
+  listedAt: string | null = null,
 ): Promise<void> {
   const input = JSON.stringify(states.map((s) => stateRow(s, rules)));
   const kept = [...CLOSE_TIME_REASONS];
@@ -522,7 +584,9 @@ async function applyStates(
       server_type = u.server_type, os = u.os, version = u.version, keywords = COALESCE(u.keywords, '{}'),
       steam_id = u.steam_id, tv_port = u.tv_port, tv_name = u.tv_name, ping_ms = u.ping_ms,
       game_port = COALESCE(u.game_port, g.game_port),
-      player_list = COALESCE(u.player_list, '[]'), rules = COALESCE(u.rules, '[]'), raw = u.raw,
+      player_list = ${keepIfEqual("player_list", "COALESCE(u.player_list, '[]')")},
+      rules = ${keepIfEqual("rules", "COALESCE(u.rules, '[]')")},
+      raw = ${keepIfEqual("raw", "u.raw")},
       player_names = COALESCE(u.player_names, ''),
       fake_reasons = ARRAY(SELECT DISTINCT r FROM unnest(
           ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY($1::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
@@ -533,13 +597,14 @@ async function applyStates(
       last_error = CASE WHEN $2::boolean THEN g.last_error ELSE NULL END,
       last_queried_at = CASE WHEN $2::boolean THEN g.last_queried_at ELSE now() END,
       last_answered_at = CASE WHEN $2::boolean THEN g.last_answered_at ELSE now() END,
+      last_listed_at = ${LISTED_AT_FROM_BATCH("$4")},
       updated_at = now()
     FROM jsonb_to_recordset($3::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
       tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text, fake_reasons text[])
     WHERE g.id = u.id AND (NOT $2::boolean OR g.last_answered_at IS NULL)`,
-    [kept, onlyIfNeverAnswered, input],
+    [kept, onlyIfNeverAnswered, input, listedAt],
   );
 }
 
@@ -577,10 +642,11 @@ const TIMEOUT_CODE = "TIMEOUT";
 
 export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWriteResult> {
   return inTransaction(pgPoolOf(db), async (tx) => {
-    const claimed = await rowsOf<{ run_id: string | null }>(
+    const claimed = await rowsOf<{ run_id: string | null; listed_at: string | null }>(
       tx,
+      // listed_at as text: it goes back as a parameter, and a Date would lose its microseconds.
       `UPDATE crawl_batch SET done_at = now() WHERE crawl_id = $1::bigint AND batch_key = $2::text AND done_at IS NULL
-      RETURNING run_id`,
+      RETURNING run_id, listed_at::text`,
       [w.crawlId, w.batchKey],
     );
     const claim = claimed[0];
@@ -606,7 +672,8 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
         refused.push({ id: o.serverId, is_relay: o.isRelay });
       }
     }
-    if (answered.length > 0) await applyStates(tx, answered, false, w.fakePlayers);
+    const listedAt = claim.listed_at;
+    if (answered.length > 0) await applyStates(tx, answered, false, w.fakePlayers, listedAt);
     if (failed.length > 0) {
       // N failures in a row: OFFLINE, with the last good state left as it was.
       const input = JSON.stringify(failed);
@@ -617,18 +684,20 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
           last_queried_at = now(),
           status = CASE WHEN g.status <> 'DELISTED' AND g.consecutive_failures + 1 >= $1::int
                         THEN 'OFFLINE'::"GameServerStatus" ELSE g.status END,
+          last_listed_at = ${LISTED_AT_FROM_BATCH("$3")},
           updated_at = now()
         FROM jsonb_to_recordset($2::jsonb) AS u(id bigint, code text)
         WHERE g.id = u.id`,
-        [w.offlineAfterFailures, input],
+        [w.offlineAfterFailures, input, listedAt],
       );
     }
     if (refused.length > 0) {
       const input = JSON.stringify(refused);
       await tx.query(
-        `UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay, updated_at = now()
+        `UPDATE game_server AS g SET not_queryable = true, is_relay = u.is_relay,
+          last_listed_at = ${LISTED_AT_FROM_BATCH("$2")}, updated_at = now()
         FROM jsonb_to_recordset($1::jsonb) AS u(id bigint, is_relay boolean) WHERE g.id = u.id`,
-        [input],
+        [input, listedAt],
       );
     }
     const written = await insertSamples(tx, w.crawlId, w.crawlAt, samples);

@@ -1,0 +1,310 @@
+/**
+ * How many times a crawl writes each row (issue 14, "the index's own cost"): rows are counted by a trigger
+ * of the test database on every UPDATE of game_server and server_day, TOAST rewrites by the chunk ids of
+ * game_server's TOAST relation.
+ */
+import { finishCrawl, listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
+import { rollupRange } from "../../src/crawler/store/history-store";
+import { ensureSamplePartition } from "../../src/crawler/store/partitions";
+import {
+  recordListing,
+  writeBatchOutcomes,
+  type ListingRow,
+} from "../../src/crawler/store/server-store";
+import type { StatusRule } from "../../src/protocol";
+import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { makeStatus } from "../helpers/status";
+
+const row = (port: number, extra: Partial<ListingRow> = {}): ListingRow => ({
+  address: "127.0.0.1",
+  ip: "127.0.0.1",
+  queryPort: port,
+  gamePort: null,
+  region: 3,
+  protocol: "source",
+  notQueryable: false,
+  isRelay: false,
+  managed: false,
+  reported: null,
+  ...extra,
+});
+
+/** Rules too big for the row (over 2 kB once compressed): stored in game_server's TOAST relation. */
+function bigRules(seed: number): StatusRule[] {
+  let x = seed;
+  const next = (): string => {
+    x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return x.toString(36);
+  };
+  return Array.from({ length: 300 }, (_, i) => ({
+    name: `rule_${i}`,
+    value: `${next()}${next()}${next()}`,
+  }));
+}
+
+describe("crawl writes per server", () => {
+  let t: TestDatabase;
+  let sourceId: number;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    sourceId = (
+      await t.db.masterSource.create({
+        data: { name: "src", kind: "ADDRESS_LIST", host: "127.0.0.1" },
+      })
+    ).id;
+    await t.db.$executeRawUnsafe("CREATE TABLE row_updates (tbl text PRIMARY KEY, n int NOT NULL)");
+    await t.db.$executeRawUnsafe(`
+      CREATE FUNCTION count_row_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO row_updates VALUES (TG_TABLE_NAME, 1) ON CONFLICT (tbl) DO UPDATE SET n = row_updates.n + 1;
+        RETURN NULL;
+      END $$`);
+    for (const table of ["game_server", "server_day"])
+      await t.db.$executeRawUnsafe(
+        `CREATE TRIGGER count_updates AFTER UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION count_row_update()`,
+      );
+  });
+  afterAll(async () => t.drop());
+
+  async function updates(table: string): Promise<number> {
+    const rows = await t.db.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT n FROM row_updates WHERE tbl = $1",
+      table,
+    );
+    return rows[0]?.n ?? 0;
+  }
+  const resetCounts = async (): Promise<void> =>
+    void (await t.db.$executeRawUnsafe("TRUNCATE row_updates"));
+
+  async function openOne(key: string) {
+    const c = await openCrawl(t.db, {
+      key,
+      sourceId,
+      startedAt: new Date(),
+      splits: [{ region: 3, split: "" }],
+    });
+    await ensureSamplePartition(t.db, c.startedAt);
+    const [run] = await listRuns(t.db, c.id);
+    return { c, runId: run!.id };
+  }
+
+  async function list(
+    crawl: Awaited<ReturnType<typeof openOne>>,
+    rows: ListingRow[],
+    deferListedAt: boolean,
+  ): Promise<string[]> {
+    const listing = await recordListing(t.db, {
+      crawlId: crawl.c.id,
+      crawlAt: crawl.c.startedAt,
+      runId: crawl.runId,
+      sourceId,
+      label: "r3-0",
+      batchSize: 10,
+      partial: false,
+      error: null,
+      rows,
+      deferListedAt,
+    });
+    return listing.batchKeys;
+  }
+
+  async function query(
+    crawl: Awaited<ReturnType<typeof openOne>>,
+    batchKeys: string[],
+    rules: StatusRule[],
+    fails: (id: number) => boolean = () => false,
+  ): Promise<void> {
+    for (const batchKey of batchKeys) {
+      const batch = await t.db.crawlBatch.findUniqueOrThrow({
+        where: { crawlId_batchKey: { crawlId: crawl.c.id, batchKey } },
+      });
+      await writeBatchOutcomes(t.db, {
+        crawlId: crawl.c.id,
+        crawlAt: crawl.c.startedAt,
+        batchKey,
+        offlineAfterFailures: 2,
+        outcomes: batch.serverIds.map(Number).map((id) =>
+          fails(id)
+            ? { serverId: id, kind: "failed" as const, code: "TIMEOUT" }
+            : {
+                serverId: id,
+                kind: "answered" as const,
+                status: makeStatus({ name: `s${id}`, rules }),
+                pingMs: 5,
+              },
+        ),
+      });
+    }
+  }
+
+  const close = (crawlId: number) =>
+    finishCrawl(t.db, crawlId, { delistAfterMissedCrawls: 2, fakePortsPerIp: 0 });
+
+  it("a listing that changes nothing in a row leaves it to the batch's write: one update per server per crawl", async () => {
+    const ports = [27015, 27016, 27017, 27018];
+    const first = await openOne("w1");
+    const everyOther = (id: number): boolean => id % 2 === 0;
+    await query(
+      first,
+      await list(
+        first,
+        ports.map((p) => row(p)),
+        true,
+      ),
+      [],
+      everyOther,
+    );
+    await close(first.c.id);
+
+    const second = await openOne("w2");
+    await resetCounts();
+    const keys = await list(
+      second,
+      ports.map((p) => row(p)),
+      true,
+    );
+    expect(keys).toEqual(["r3-0-0"]);
+    expect(await updates("game_server")).toBe(0);
+    await query(second, keys, [], everyOther);
+    expect(await updates("game_server")).toBe(ports.length);
+    const [run] = await t.db.crawlRun.findMany({ where: { crawlId: second.c.id } });
+    const servers = await t.db.gameServer.findMany();
+    // The time the listing listed them, as if the listing had written it.
+    expect(servers.map((s) => s.lastListedAt?.getTime())).toEqual(
+      ports.map(() => run!.finishedAt!.getTime()),
+    );
+    expect((await close(second.c.id)).missed).toBe(0);
+
+    // A listing that changes a row (its game port) writes it; the rest wait for their batch.
+    const third = await openOne("w3");
+    await resetCounts();
+    await list(
+      third,
+      [row(27015, { gamePort: 27005 }), ...ports.slice(1).map((p) => row(p))],
+      true,
+    );
+    expect(await updates("game_server")).toBe(1);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27015 } })).gamePort).toBe(
+      27005,
+    );
+    await query(third, ["r3-0-0"], []);
+    await close(third.c.id);
+
+    // A server left out of a listing still misses it, deferred or not.
+    const fourth = await openOne("w4");
+    await query(
+      fourth,
+      await list(
+        fourth,
+        ports.slice(1).map((p) => row(p)),
+        true,
+      ),
+      [],
+    );
+    const result = await close(fourth.c.id);
+    expect(result.missed).toBe(1);
+    expect(
+      (await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27015 } })).missedListings,
+    ).toBe(1);
+
+    // Without deferral (a listing-only crawl) the listing writes every row it lists.
+    const fifth = await openOne("w5");
+    await resetCounts();
+    await list(
+      fifth,
+      ports.map((p) => row(p)),
+      false,
+    );
+    expect(await updates("game_server")).toBe(ports.length);
+    const [run5] = await t.db.crawlRun.findMany({ where: { crawlId: fifth.c.id } });
+    expect((await t.db.gameServer.findMany()).map((s) => s.lastListedAt?.getTime())).toEqual(
+      ports.map(() => run5!.finishedAt!.getTime()),
+    );
+  });
+
+  it("an answer with the same rules keeps their TOAST copy; new rules replace it", async () => {
+    await t.db.$executeRawUnsafe("DELETE FROM game_server");
+    const [toast] = await t.db.$queryRawUnsafe<{ name: string }[]>(
+      "SELECT reltoastrelid::regclass::text AS name FROM pg_class WHERE relname = 'game_server'",
+    );
+    const chunks = async (): Promise<string[]> =>
+      (
+        await t.db.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT DISTINCT chunk_id::text AS id FROM ${toast!.name} ORDER BY 1`,
+        )
+      ).map((r) => r.id);
+    const rules = bigRules(1);
+    const a = await openOne("t1");
+    await query(a, await list(a, [row(27101)], true), rules);
+    const before = await chunks();
+    expect(before.length).toBeGreaterThan(0);
+
+    const b = await openOne("t2");
+    await query(b, await list(b, [row(27101)], true), rules);
+    expect(await chunks()).toEqual(before);
+    const server = await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27101 } });
+    expect(server.rules).toEqual(rules);
+
+    const c = await openOne("t3");
+    const changed = bigRules(2);
+    await query(c, await list(c, [row(27101)], true), changed);
+    expect(await chunks()).not.toEqual(before);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27101 } })).rules).toEqual(
+      changed,
+    );
+  });
+
+  it("rolling up an hour writes each server's day row once, its totals included", async () => {
+    const day0 = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000);
+    const servers = await t.db.gameServer.findMany({ select: { id: true } });
+    const [s1] = servers;
+    const at = (h: number, m: number): Date =>
+      new Date(day0.getTime() + h * 3_600_000 + m * 60_000);
+    let crawlId = 1000;
+    for (const [h, m, players, map] of [
+      [1, 0, 3, "de_dust2"],
+      [1, 30, 5, "de_dust2"],
+      [4, 0, 9, "de_inferno"],
+      [4, 10, 7, "de_inferno"],
+      [4, 20, 1, "de_dust2"],
+    ] as const) {
+      await ensureSamplePartition(t.db, at(h, m));
+      await t.db.$executeRaw`
+        INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
+        VALUES (${s1!.id}, ${at(h, m)}, ${crawlId++}, true, ${players}, 1, 32, ${map}, 20)`;
+    }
+    await rollupRange(t.db, at(1, 0), at(1, 59));
+    await resetCounts();
+    await rollupRange(t.db, at(4, 0), at(4, 59));
+    expect(await updates("server_day")).toBe(1);
+    await rollupRange(t.db, at(4, 0), at(4, 59));
+    expect(await updates("server_day")).toBe(2);
+    const [d] = await t.db.$queryRaw<
+      {
+        samples: number;
+        online: number;
+        players_min: number;
+        players_max: number;
+        players_sum: number;
+        bots_max: number;
+        top_map: string;
+        h_samples: (number | null)[];
+      }[]
+    >`SELECT samples, online, players_min, players_max, players_sum, bots_max, top_map, h_samples
+      FROM server_day WHERE game_server_id = ${s1!.id} AND day = ${day0}::date`;
+    expect(d).toMatchObject({
+      samples: 5,
+      online: 5,
+      players_min: 1,
+      players_max: 9,
+      players_sum: 25,
+      bots_max: 1,
+      // Hour 4's map (de_inferno, 3 online samples in its slot) against hour 1's (de_dust2, 2).
+      top_map: "de_inferno",
+    });
+    expect(d!.h_samples).toEqual(
+      Array.from({ length: 24 }, (_, i) => (i === 1 ? 2 : i === 4 ? 3 : null)),
+    );
+  });
+});
