@@ -33,11 +33,11 @@ function churn(flags: string[]): { peakHeapBytes: number; stderr: string } {
 }
 
 describe("the service's memory settings", () => {
-  it("default to a 50 % heap growth and WebAssembly on Liftoff only", () => {
+  it("default to a 100 % heap growth and WebAssembly on Liftoff only", () => {
     const c = loadConfig({});
-    expect(c.heapGrowthPercent).toBe(50);
+    expect(c.heapGrowthPercent).toBe(100);
     expect(c.wasmOptimize).toBe(false);
-    expect(memoryFlags(c)).toEqual(["--heap-growing-percent=50", "--liftoff-only"]);
+    expect(memoryFlags(c)).toEqual(["--heap-growing-percent=100", "--liftoff-only"]);
   });
 
   it("leave V8's own behaviour when switched off", () => {
