@@ -294,6 +294,11 @@ const SETTINGS = {
       .transform((env) => env === "production"),
   ),
   roles: fromEnv("SERVE_ROLES", serveRoles),
+  // The service's own V8 flags (src/service/v8-memory.ts): its memory follows these, not the machine's RAM.
+  /** The heap may grow to (1 + this / 100) times what survived the last full GC; 0: V8's own (up to 4x). */
+  heapGrowthPercent: fromEnv("HEAP_GROWTH_PERCENT", int(0, 1000).default(100)),
+  /** 1: V8 also optimises WebAssembly (Prisma's query compiler) with TurboFan, ~50 MiB more RSS. */
+  wasmOptimize: fromEnv("WASM_OPTIMIZE", bool.default(false)),
   migrateOnStart: fromEnv("MIGRATE_ON_START", bool.default(true)),
 };
 
