@@ -13,21 +13,10 @@ import {
 } from "../../src/crawler/store/server-store";
 import type { StatusRule } from "../../src/protocol";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
 
-const row = (port: number, extra: Partial<ListingRow> = {}): ListingRow => ({
-  address: "127.0.0.1",
-  ip: "127.0.0.1",
-  queryPort: port,
-  gamePort: null,
-  region: 3,
-  protocol: "source",
-  notQueryable: false,
-  isRelay: false,
-  managed: false,
-  reported: null,
-  ...extra,
-});
+const row = listingRow;
 
 /** Rules too big for the row (over 2 kB once compressed): stored in game_server's TOAST relation. */
 function bigRules(seed: number): StatusRule[] {

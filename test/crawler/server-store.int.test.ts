@@ -12,21 +12,10 @@ import {
   type ListingRow,
 } from "../../src/crawler/store/server-store";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
 
-const row = (port: number, extra: Partial<ListingRow> = {}): ListingRow => ({
-  address: "127.0.0.1",
-  ip: "127.0.0.1",
-  queryPort: port,
-  gamePort: null,
-  region: 3,
-  protocol: "source",
-  notQueryable: false,
-  isRelay: false,
-  managed: false,
-  reported: null,
-  ...extra,
-});
+const row = listingRow;
 
 describe("server store", () => {
   let t: TestDatabase;

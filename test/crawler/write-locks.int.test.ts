@@ -16,6 +16,7 @@ import {
 import { createDb, type Db } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { makeStatus } from "../helpers/status";
+import { listingRow } from "../helpers/listing-row";
 
 jest.setTimeout(240_000);
 
@@ -44,18 +45,7 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
 
 const row = (i: number): ListingRow => {
   const ip = `127.0.${1 + (i % 5)}.${1 + (i % 200)}`;
-  return {
-    address: ip,
-    ip,
-    queryPort: 20_000 + i,
-    gamePort: null,
-    region: 3,
-    protocol: "source",
-    notQueryable: false,
-    isRelay: false,
-    managed: false,
-    reported: null,
-  };
+  return listingRow(20_000 + i, { address: ip, ip });
 };
 
 describe("concurrent writers over the same servers", () => {
