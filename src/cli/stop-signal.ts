@@ -26,12 +26,10 @@ export function onStopSignal(onStop: (signal: StopSignal) => void): () => void {
 
 export interface StopSignalOptions {
   /**
-   * A later stop request while the stop runs: "now". Default: exit 1 at once. Called at most once per
+   * A later stop request while the stop runs: "now". Default: exit 1 at once. Called for each such
    * signal; the process keeps listening until it exits.
    */
   onRepeat?: (signal: StopSignal) => void;
-  /** Clock, for tests. */
-  nowMs?: () => number;
 }
 
 /**
@@ -41,7 +39,6 @@ export interface StopSignalOptions {
  * ignored; a later signal calls `onRepeat`.
  */
 export function waitForStopSignal(options: StopSignalOptions = {}): Promise<StopSignal> {
-  const nowMs = options.nowMs ?? Date.now;
   const onRepeat =
     options.onRepeat ??
     ((): void => {
@@ -51,9 +48,9 @@ export function waitForStopSignal(options: StopSignalOptions = {}): Promise<Stop
   return new Promise((resolve) => {
     onStopSignal((signal) => {
       if (firstAtMs === null) {
-        firstAtMs = nowMs();
+        firstAtMs = Date.now();
         resolve(signal);
-      } else if (nowMs() - firstAtMs >= REPEATED_SIGNAL_MS) {
+      } else if (Date.now() - firstAtMs >= REPEATED_SIGNAL_MS) {
         onRepeat(signal);
       }
     });
