@@ -13,7 +13,7 @@ const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
 export const REPEATED_SIGNAL_MS = 1000;
 
 /** Calls `onStop` for every SIGINT and SIGTERM until the returned function is called. */
-export function onStopSignal(onStop: (signal: StopSignal) => void): () => void {
+function onStopSignal(onStop: (signal: StopSignal) => void): () => void {
   const listeners = STOP_SIGNALS.map((signal) => {
     const listener = (): void => onStop(signal);
     process.on(signal, listener);
@@ -33,26 +33,34 @@ export interface StopSignalOptions {
 }
 
 /**
- * Resolves with the first SIGINT or SIGTERM and keeps listening until the process exits. Removing the
- * listener after the first signal would leave an instant with none, and a duplicate arriving then
- * (see REPEATED_SIGNAL_MS) would kill the process by the signal's default action mid-stop. Duplicates are
- * ignored; a later signal calls `onRepeat`.
+ * Calls `onStop` with the first SIGINT or SIGTERM and keeps listening until the returned function is
+ * called. Removing the listener at the first signal would leave an instant with none, and a duplicate
+ * arriving then (see REPEATED_SIGNAL_MS) would kill the process by the signal's default action mid-stop.
+ * Duplicates are ignored; a later signal calls `onRepeat`.
  */
-export function waitForStopSignal(options: StopSignalOptions = {}): Promise<StopSignal> {
+export function onFirstStopSignal(
+  onStop: (signal: StopSignal) => void,
+  options: StopSignalOptions = {},
+): () => void {
   const onRepeat =
     options.onRepeat ??
     ((): void => {
       process.exit(1);
     });
   let firstAtMs: number | null = null;
+  return onStopSignal((signal) => {
+    if (firstAtMs === null) {
+      firstAtMs = Date.now();
+      onStop(signal);
+    } else if (Date.now() - firstAtMs >= REPEATED_SIGNAL_MS) {
+      onRepeat(signal);
+    }
+  });
+}
+
+/** Resolves with the first SIGINT or SIGTERM (see onFirstStopSignal) and listens until the process exits. */
+export function waitForStopSignal(options: StopSignalOptions = {}): Promise<StopSignal> {
   return new Promise((resolve) => {
-    onStopSignal((signal) => {
-      if (firstAtMs === null) {
-        firstAtMs = Date.now();
-        resolve(signal);
-      } else if (Date.now() - firstAtMs >= REPEATED_SIGNAL_MS) {
-        onRepeat(signal);
-      }
-    });
+    onFirstStopSignal(resolve, options);
   });
 }

@@ -17,7 +17,7 @@ import {
   listValveMaster,
 } from "../../protocol";
 import { defineCommand } from "../define-command";
-import { onStopSignal } from "../stop-signal";
+import { onFirstStopSignal } from "../stop-signal";
 import { type CommandIo, parseHostPort, processIo } from "./io";
 import { type MasterCommandEnv, printListing } from "./master-listing";
 
@@ -81,12 +81,10 @@ export async function runMaster(
     const timeoutMs = number(values.timeout, "--timeout");
     const retries = number(values.retries, "--retries");
     const controller = new AbortController();
-    // A stop request ends the listing early: what was listed is printed, with where to resume. A second
-    // one finds no listener and ends the process, should the listing not stop.
-    const stopListening = onStopSignal(() => {
-      stopListening();
-      controller.abort();
-    });
+    // A stop request ends the listing early: what was listed is printed, with where to resume. Its
+    // duplicate (a Ctrl-C reaches the process group and a wrapper forwards it) must not end the process
+    // before that; a later, second request does, should the listing not stop.
+    const stopListening = onFirstStopSignal(() => controller.abort());
     try {
       if (values["steam-web-api"]) {
         const { runSteamWebApiListing } =
