@@ -28,7 +28,6 @@ import { mapLimit, type Querier } from "./querier";
 import {
   abandonStaleCrawls,
   batchServerIds,
-  checkSharedPlayerNames,
   closeCrawl,
   getCrawl,
   isCrawlComplete,
@@ -42,6 +41,7 @@ import {
   type CrawlRecord,
   type FinishResult,
 } from "./store/crawl-store";
+import { checkSharedPlayerNames } from "./store/shared-names";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
 import { rollupRange } from "./store/history-store";
 import { ensureSamplePartition } from "./store/partitions";
@@ -679,7 +679,7 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
   if (closed?.finished) {
     // Before the roll-up, which leaves suspected fakes out of the population. A retry after the close
     // skips it: the next crawl's close checks again.
-    const sharedPlayerNames = await checkSharedPlayerNames(deps.db, closed.startedAt, {
+    const sharedPlayerNames = await checkSharedPlayerNames(deps.db, crawl.id, closed.startedAt, {
       ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
     });
     await logCrawlSummary(deps, crawl, { ...closed, sharedPlayerNames });

@@ -4,17 +4,15 @@
  */
 import type { Db } from "../../shared/db";
 import { toId } from "../../shared/ids";
-import {
-  DEFAULT_FAKE_PLAYER_RULES,
-  GENERIC_NAME_SERVERS,
-  type FakePlayerRules,
-} from "../fake-players";
 import type { ListSplit, SourceRecord } from "../list-source";
+import {
+  checkSharedPlayerNames,
+  type SharedNamesOptions,
+  type SharedNamesResult,
+} from "./shared-names";
 
 /** Lock waits behind a busy batch writer can pass Prisma's 5 s default; these transactions only run SQL. */
 const TX_OPTIONS = { timeout: 120_000, maxWait: 30_000 };
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 export interface CrawlRecord {
   id: number;
@@ -169,27 +167,15 @@ export interface FinishResult {
   finished: boolean;
   delisted: number;
   missed: number;
-  /**
-   * The shared-names rule after the close: "checked", "off" (a threshold switches it off, or the crawl was
-   * already closed), "over budget" (cancelled at `sharedNamesBudgetMs`, the flags left as they were) or
-   * "failed" (the database answered with an error: the same).
-   */
-  sharedPlayerNames: "checked" | "off" | "over budget" | "failed";
+  /** The shared-names rule after the close (shared-names.ts); "off" too when the crawl was already closed. */
+  sharedPlayerNames: SharedNamesResult;
 }
-
-/**
- * How long the shared-names rule may run after a close. It compares every pair of servers that have a
- * player name in common, so its cost grows faster than the fleet (minutes at 100,000 simulated servers,
- * whose names come from a small vocabulary); it runs in a transaction of its own after the close so that
- * a slow or cancelled run never keeps a crawl open.
- */
-export const DEFAULT_SHARED_NAMES_BUDGET_MS = 30_000;
 
 /**
  * Closes the crawl once: servers of its source that it did not list miss one listing, and after
  * `delistAfterMissedCrawls` in a row become DELISTED. A partial crawl counts no absences.
  */
-export interface FinishOptions {
+export interface FinishOptions extends SharedNamesOptions {
   delistAfterMissedCrawls: number;
   /** More query ports than this on one IP: suspected fake farm (0 = off). */
   fakePortsPerIp: number;
@@ -199,10 +185,6 @@ export interface FinishOptions {
    * being allowed to query an address does not make its servers real.
    */
   exemptCidrs?: readonly string[];
-  /** Thresholds of the shared-names rule (sharedNameServers 0 = off). @defaultValue DEFAULT_FAKE_PLAYER_RULES */
-  fakePlayers?: FakePlayerRules;
-  /** @defaultValue DEFAULT_SHARED_NAMES_BUDGET_MS */
-  sharedNamesBudgetMs?: number;
 }
 
 /**
@@ -218,7 +200,7 @@ export async function finishCrawl(
   return {
     ...closed,
     sharedPlayerNames: closed.finished
-      ? await checkSharedPlayerNames(db, closed.startedAt, options)
+      ? await checkSharedPlayerNames(db, crawlId, closed.startedAt, options)
       : "off",
   };
 }
@@ -273,75 +255,6 @@ export async function closeCrawl(
     }
     return { finished: true, delisted, missed, startedAt: crawl.started_at };
   }, TX_OPTIONS);
-}
-
-/**
- * The shared-names rule over the servers that answered since `since`, in a transaction of its own cut at
- * `sharedNamesBudgetMs`: over budget, the flags stay as they were.
- */
-export async function checkSharedPlayerNames(
-  db: Db,
-  since: Date,
-  options: Pick<FinishOptions, "fakePlayers" | "sharedNamesBudgetMs">,
-): Promise<FinishResult["sharedPlayerNames"]> {
-  const rules = options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES;
-  const budgetMs = options.sharedNamesBudgetMs ?? DEFAULT_SHARED_NAMES_BUDGET_MS;
-  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return "off";
-  try {
-    await db.$transaction(
-      async (tx) => {
-        await tx.$executeRawUnsafe(
-          `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budgetMs))}`,
-        );
-        await flagSharedPlayerNames(tx, since, rules);
-      },
-      { timeout: budgetMs + TX_OPTIONS.maxWait, maxWait: TX_OPTIONS.maxWait },
-    );
-    return "checked";
-  } catch (err) {
-    return /statement timeout/i.test(String(err)) ? "over budget" : "failed";
-  }
-}
-
-/**
- * The same player names on several servers at once (docs/fake-players.md): "at once" is every server of any
- * source that answered since this crawl started, with the names of its last answer. A server fires when
- * `sharedNameServers - 1` other servers each have at least `sharedNamesPerServer` of its names beyond the
- * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
- * Chance overlaps between real servers are a few names out of a long list, never half of it.
- */
-async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
-  await tx.$executeRaw`
-    WITH pool AS (
-      SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
-      WHERE status = 'ONLINE' AND last_answered_at >= ${since}
-    ), names AS (
-      SELECT DISTINCT p.id, n.name FROM pool p CROSS JOIN LATERAL unnest(string_to_array(p.player_names, E'\n')) AS n(name)
-      WHERE n.name <> ''
-    ), listed AS (
-      SELECT id, count(*) AS n FROM names GROUP BY id
-    ), usable AS (
-      SELECT name FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND ${GENERIC_NAME_SERVERS}
-    ), un AS (
-      SELECT names.id, names.name FROM names JOIN usable USING (name)
-    ), pairs AS (
-      SELECT a.id, b.id AS other, count(*) AS k FROM un a JOIN un b ON b.name = a.name AND b.id <> a.id GROUP BY a.id, b.id
-    ), matches AS (
-      SELECT x.id, count(*) AS others FROM pairs x JOIN pool p ON p.id = x.id JOIN listed l ON l.id = x.id
-      WHERE x.k - p.bots >= ${rules.sharedNamesPerServer} AND 2 * x.k >= l.n
-      GROUP BY x.id
-    ), verdict AS (
-      SELECT p.id, COALESCE(m.others, 0) >= ${rules.sharedNameServers - 1} AS fires FROM pool p LEFT JOIN matches m ON m.id = p.id
-    ), target AS (
-      -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
-      SELECT g.id, v.fires FROM game_server g JOIN verdict v ON v.id = g.id
-      WHERE v.fires <> ('SHARED_PLAYER_NAMES' = ANY(g.fake_reasons))
-      ORDER BY g.id FOR UPDATE OF g)
-    UPDATE game_server g SET
-      fake_reasons = CASE WHEN t.fires THEN array_append(g.fake_reasons, 'SHARED_PLAYER_NAMES') ELSE array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES') END,
-      suspected_fake = t.fires OR cardinality(array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES')) > 0,
-      updated_at = now()
-    FROM target t WHERE g.id = t.id`;
 }
 
 export async function loadSource(db: Db, sourceId: number): Promise<SourceRecord | null> {

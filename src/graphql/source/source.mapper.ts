@@ -13,7 +13,15 @@ import {
   ListingTruncation,
   MasterSource,
   MasterSourceKind,
+  SharedNamesCheck,
 } from "./source.type";
+
+const SHARED_NAMES_CHECKS: Record<string, SharedNamesCheck> = {
+  checked: SharedNamesCheck.CHECKED,
+  "over budget": SharedNamesCheck.OVER_BUDGET,
+  failed: SharedNamesCheck.FAILED,
+  skipped: SharedNamesCheck.SKIPPED,
+};
 
 export function toMasterSource(r: MasterSourceRow): MasterSource {
   return Object.assign(new MasterSource(), {
@@ -57,6 +65,7 @@ export function toCrawl(r: CrawlRow): Crawl {
     dataAsOf: r.queriedAt ?? r.listedAt,
     partial: r.partial,
     error: r.error,
+    sharedNamesCheck: (r.sharedNames !== null && SHARED_NAMES_CHECKS[r.sharedNames]) || null,
   });
 }
 

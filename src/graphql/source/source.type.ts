@@ -36,6 +36,30 @@ registerEnumType(ListingTruncation, {
   },
 });
 
+export enum SharedNamesCheck {
+  CHECKED = "CHECKED",
+  OVER_BUDGET = "OVER_BUDGET",
+  FAILED = "FAILED",
+  SKIPPED = "SKIPPED",
+}
+registerEnumType(SharedNamesCheck, {
+  name: "SharedNamesCheck",
+  description:
+    "The shared-player-names rule at a crawl's close: whether the SHARED_PLAYER_NAMES flags were brought up to date.",
+  valuesConfig: {
+    CHECKED: { description: "The rule ran: the flags are up to date as of this close." },
+    OVER_BUDGET: {
+      description:
+        "Cancelled at its time budget: the flags stay as the last CHECKED close left them.",
+    },
+    FAILED: { description: "The database failed it: the flags stay as they were." },
+    SKIPPED: {
+      description:
+        "Not run: backing off after closes where it went over budget (the pool is too large for it). The flags stay as they were.",
+    },
+  },
+});
+
 @ObjectType({ description: "The listing of one region or query split within a crawl." })
 export class CrawlRun {
   @Field(() => Int, { description: "Valve region code, or -1 when the source has no regions." })
@@ -197,6 +221,13 @@ export class Crawl {
 
   @Field(() => String, { nullable: true })
   error!: string | null;
+
+  @Field(() => SharedNamesCheck, {
+    nullable: true,
+    description:
+      "The shared-player-names rule at its close; null while open, when the rule is switched off, or for crawls closed before this was recorded.",
+  })
+  sharedNamesCheck!: SharedNamesCheck | null;
 }
 
 @ObjectType({ description: "A list source: something that yields game-server addresses." })

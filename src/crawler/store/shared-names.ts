@@ -1,0 +1,162 @@
+/**
+ * The shared-names rule (docs/fake-players.md) at a crawl's close: run under a budget, and after running
+ * over it, backed off for a number of closes that doubles with each over-budget run in a row, so a pool too
+ * large for the budget no longer costs a core for the whole budget at every close.
+ */
+import type { Db } from "../../shared/db";
+import {
+  DEFAULT_FAKE_PLAYER_RULES,
+  GENERIC_NAME_SERVERS,
+  type FakePlayerRules,
+} from "../fake-players";
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+/**
+ * How long the shared-names rule may run after a close. It compares every pair of servers that have a
+ * player name in common, so its cost grows faster than the fleet (minutes at 100,000 simulated servers,
+ * whose names come from a small vocabulary); it runs in a transaction of its own after the close so that
+ * a slow or cancelled run never keeps a crawl open.
+ */
+export const DEFAULT_SHARED_NAMES_BUDGET_MS = 30_000;
+
+/** The most closes skipped between two tries, however many tries in a row ran over budget. */
+export const MAX_SHARED_NAMES_SKIPS = 63;
+
+/**
+ * A pool this much smaller than the one that ran over budget is tried again at once: the fleet shrank (a
+ * source removed, an outage), and the rule may fit its budget again.
+ */
+export const SHARED_NAMES_RETRY_POOL_RATIO = 0.9;
+
+/** Lock waits for the flag updates; the rule's own statement is cut at its budget. */
+const MAX_WAIT_MS = 30_000;
+
+/**
+ * The rule at one close: "checked", "off" (a threshold switches it off), "over budget" (cancelled at
+ * its budget, the flags left as they were), "failed" (the database answered with an error: the same) or
+ * "skipped" (backing off after over-budget runs: the same).
+ */
+export type SharedNamesResult = "checked" | "off" | "over budget" | "failed" | "skipped";
+
+export interface SharedNamesOptions {
+  /** Thresholds of the rule (sharedNameServers 0 = off). @defaultValue DEFAULT_FAKE_PLAYER_RULES */
+  fakePlayers?: FakePlayerRules;
+  /** @defaultValue DEFAULT_SHARED_NAMES_BUDGET_MS */
+  sharedNamesBudgetMs?: number;
+}
+
+/** One earlier close's record of the rule, newest first. */
+export interface SharedNamesRecord {
+  result: Exclude<SharedNamesResult, "off">;
+  /** Servers in the pool the rule compared (or would have). */
+  pool: number;
+}
+
+/**
+ * Whether this close skips the rule, given the records of the closes before it (newest first): after n
+ * over-budget runs in a row (closes skipped between them do not break the row), the next 2^n - 1 closes
+ * skip it (1, 3, 7, ... at most MAX_SHARED_NAMES_SKIPS), unless the pool shrank below
+ * SHARED_NAMES_RETRY_POOL_RATIO of the last over-budget run's.
+ */
+export function skipSharedNames(history: readonly SharedNamesRecord[], poolNow: number): boolean {
+  let skipped = 0;
+  while (history[skipped]?.result === "skipped") skipped++;
+  const lastRun = history[skipped];
+  if (lastRun === undefined || lastRun.result !== "over budget") return false;
+  if (poolNow < lastRun.pool * SHARED_NAMES_RETRY_POOL_RATIO) return false;
+  let overBudgetRuns = 0;
+  for (const record of history.slice(skipped)) {
+    if (record.result === "over budget") overBudgetRuns++;
+    else if (record.result !== "skipped") break;
+  }
+  const skips = Math.min(2 ** Math.min(overBudgetRuns, 30) - 1, MAX_SHARED_NAMES_SKIPS);
+  return skipped < skips;
+}
+
+/** Enough records to see the longest row of skips and the over-budget runs around it. */
+const HISTORY_LIMIT = 2 * (MAX_SHARED_NAMES_SKIPS + 1);
+
+/**
+ * The rule over the servers that answered since `since`, at the close of crawl `crawlId`, in a
+ * transaction of its own cut at `sharedNamesBudgetMs`; or skipped while backing off (skipSharedNames).
+ * The result and the pool's size are kept on the crawl's row, where the next close reads them.
+ */
+export async function checkSharedPlayerNames(
+  db: Db,
+  crawlId: number,
+  since: Date,
+  options: SharedNamesOptions,
+): Promise<SharedNamesResult> {
+  const rules = options.fakePlayers ?? DEFAULT_FAKE_PLAYER_RULES;
+  const budgetMs = options.sharedNamesBudgetMs ?? DEFAULT_SHARED_NAMES_BUDGET_MS;
+  if (rules.sharedNameServers < 2 || rules.sharedNamesPerServer <= 0) return "off";
+  const [{ pool } = { pool: 0 }] = await db.$queryRaw<{ pool: number }[]>`
+    SELECT count(*)::int AS pool FROM game_server WHERE status = 'ONLINE' AND last_answered_at >= ${since}`;
+  const history = await db.$queryRaw<SharedNamesRecord[]>`
+    SELECT shared_names AS result, shared_names_pool AS pool FROM crawl
+    WHERE shared_names IS NOT NULL AND shared_names <> 'off' AND id <> ${crawlId}
+    ORDER BY finished_at DESC NULLS LAST, id DESC LIMIT ${HISTORY_LIMIT}`;
+  let result: SharedNamesResult;
+  if (skipSharedNames(history, pool)) result = "skipped";
+  else {
+    try {
+      await db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(
+            `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budgetMs))}`,
+          );
+          await flagSharedPlayerNames(tx, since, rules);
+        },
+        { timeout: budgetMs + MAX_WAIT_MS, maxWait: MAX_WAIT_MS },
+      );
+      result = "checked";
+    } catch (err) {
+      result = /statement timeout/i.test(String(err)) ? "over budget" : "failed";
+    }
+  }
+  await db.$executeRaw`
+    UPDATE crawl SET shared_names = ${result}, shared_names_pool = ${pool} WHERE id = ${crawlId}`;
+  return result;
+}
+
+/**
+ * The same player names on several servers at once (docs/fake-players.md): "at once" is every server of any
+ * source that answered since this crawl started, with the names of its last answer. A server fires when
+ * `sharedNameServers - 1` other servers each have at least `sharedNamesPerServer` of its names beyond the
+ * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
+ * Chance overlaps between real servers are a few names out of a long list, never half of it.
+ */
+async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
+  await tx.$executeRaw`
+    WITH pool AS (
+      SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
+      WHERE status = 'ONLINE' AND last_answered_at >= ${since}
+    ), names AS (
+      SELECT DISTINCT p.id, n.name FROM pool p CROSS JOIN LATERAL unnest(string_to_array(p.player_names, E'\n')) AS n(name)
+      WHERE n.name <> ''
+    ), listed AS (
+      SELECT id, count(*) AS n FROM names GROUP BY id
+    ), usable AS (
+      SELECT name FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND ${GENERIC_NAME_SERVERS}
+    ), un AS (
+      SELECT names.id, names.name FROM names JOIN usable USING (name)
+    ), pairs AS (
+      SELECT a.id, b.id AS other, count(*) AS k FROM un a JOIN un b ON b.name = a.name AND b.id <> a.id GROUP BY a.id, b.id
+    ), matches AS (
+      SELECT x.id, count(*) AS others FROM pairs x JOIN pool p ON p.id = x.id JOIN listed l ON l.id = x.id
+      WHERE x.k - p.bots >= ${rules.sharedNamesPerServer} AND 2 * x.k >= l.n
+      GROUP BY x.id
+    ), verdict AS (
+      SELECT p.id, COALESCE(m.others, 0) >= ${rules.sharedNameServers - 1} AS fires FROM pool p LEFT JOIN matches m ON m.id = p.id
+    ), target AS (
+      -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
+      SELECT g.id, v.fires FROM game_server g JOIN verdict v ON v.id = g.id
+      WHERE v.fires <> ('SHARED_PLAYER_NAMES' = ANY(g.fake_reasons))
+      ORDER BY g.id FOR UPDATE OF g)
+    UPDATE game_server g SET
+      fake_reasons = CASE WHEN t.fires THEN array_append(g.fake_reasons, 'SHARED_PLAYER_NAMES') ELSE array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES') END,
+      suspected_fake = t.fires OR cardinality(array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES')) > 0,
+      updated_at = now()
+    FROM target t WHERE g.id = t.id`;
+}
