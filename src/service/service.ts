@@ -15,7 +15,7 @@ import { startManagementRole } from "./management-role";
 import type { RoleContext, StartedRole } from "./role";
 import { startSchedulerRole } from "./scheduler-role";
 import { stopService } from "./stop-service";
-import { applyMemoryFlags } from "./v8-memory";
+import { applyMemorySettings } from "./v8-memory";
 import { startWorkerRole } from "./worker-role";
 
 /** A started service: `apiUrl` is where the API listens (the bound port, so API_PORT=0 works), when it does. */
@@ -29,9 +29,7 @@ export async function startService(
   roles: readonly ServeRole[],
   logger: Logger,
 ): Promise<RunningService> {
-  // Before anything compiles Prisma's WebAssembly (its first query).
-  const v8Flags = applyMemoryFlags(config);
-  if (v8Flags.length > 0) logger.debug({ v8Flags }, "memory settings");
+  applyMemorySettings(config, logger);
   if (config.migrateOnStart)
     await migrate(config.databaseUrl, { log: (line) => logger.info(line) });
   const db = createDb(config.databaseUrl);

@@ -9,11 +9,12 @@
  *   twice, with Liftoff at once and with TurboFan in the background; the second copy costs about 50 MiB
  *   of RSS and measured no faster per Prisma call. Liftoff only keeps the first.
  * Set here rather than as node flags so that every way of starting the service (`gsindex serve`,
- * `npm start`, the Docker image, `gsindex demo`) gets them. Both flags are read by V8 when it uses
+ * `npm start`, the Docker image, `gsindex demo`) and `gsindex crawl --once` gets them. Both flags are read by V8 when it uses
  * them (at each GC, at each WebAssembly compile), so setting them at run time works, before Prisma
  * compiles its module (the first query).
  */
 import { setFlagsFromString } from "node:v8";
+import type { Logger } from "../shared/logger";
 
 export interface MemorySettings {
   /** 0 leaves V8's own growing factor. */
@@ -33,4 +34,10 @@ export function applyMemoryFlags(s: MemorySettings): string[] {
   const flags = memoryFlags(s);
   for (const flag of flags) setFlagsFromString(flag);
   return flags;
+}
+
+/** Applies the flags before anything compiles Prisma's WebAssembly (its first query), and logs them. */
+export function applyMemorySettings(s: MemorySettings, logger: Logger): void {
+  const flags = applyMemoryFlags(s);
+  if (flags.length > 0) logger.debug({ v8Flags: flags }, "memory settings");
 }

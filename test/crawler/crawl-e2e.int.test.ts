@@ -288,7 +288,7 @@ function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
 
   (BUILT ? it : it.skip)("gsindex crawl --once shows progress and totals", async () => {
     const child = spawn(process.execPath, [CLI, "crawl", "--once", "--source", "sim-master"], {
-      env: childEnv(),
+      env: { ...childEnv(), LOG_LEVEL: "debug" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -299,6 +299,10 @@ function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
     expect(code).toBe(0);
     expect(err).toMatch(
       /sim-master: listed 2000 · queried 2000 · answered \d+ · failed \d+ · written 2000 · \d+\/s/,
+    );
+    // The service's memory settings (src/service/v8-memory.ts) apply to a one-off crawl too.
+    expect(out + err).toMatch(
+      /"v8Flags":\["--heap-growing-percent=100","--liftoff-only"\].*"memory settings"/,
     );
     expect(out).toMatch(
       /sim-master crawl sim-master-\d+: 2000 listed, 2000 queried, \d+ answered, \d+ failed, 2000 samples written in/,

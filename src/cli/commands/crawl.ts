@@ -5,6 +5,7 @@
 import { runCrawlOnce, type CrawlProgress } from "../../crawler/crawl-once";
 import { upsertConfiguredSources } from "../../crawler/scheduler";
 import { migrate } from "../../migrate";
+import { applyMemorySettings } from "../../service/v8-memory";
 import { loadConfig, type AllowEntry, type Config } from "../../shared/config";
 import { createDb, type Db } from "../../shared/db";
 import { createLogger } from "../../shared/logger";
@@ -84,6 +85,8 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
     config.logLevel === "info" ? "warn" : config.logLevel,
     "gsindex-crawl",
   );
+  // A crawl of a whole master holds as much as the service's crawler: the same memory settings.
+  applyMemorySettings(config, logger);
   if (simulate > 0) {
     const loopback = loadConfig({ ADDRESS_ALLOW_LIST: "127.0.0.0/8" })
       .addressAllowList as AllowEntry[];
