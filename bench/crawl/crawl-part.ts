@@ -345,7 +345,7 @@ export async function crawlOnce(
 }
 
 // The crawler's defaults (src/shared/config.ts), which the bench does not change.
-const WORKER_CONCURRENCY = 16;
+const WORKER_CONCURRENCY = 32;
 const QUERY_CONCURRENCY = 800;
 const BATCH_SIZE = 250;
 const QUERY_TIMEOUT_MS = 1500;
@@ -408,7 +408,7 @@ function limitsOf(r: CrawlRun, profile: ProfileSummary | undefined): string {
   const machineShare = (r.machineCpuMs / coresMs) * 100;
   const perServer = (ms: number): string => `${num(ms / Math.max(1, r.servers), 2)} ms`;
   return (
-    `What limits it: queries run ${QUERY_CONCURRENCY} in flight per worker process (QUERY_CONCURRENCY), shared by ${WORKER_CONCURRENCY} overlapping batch jobs of ${BATCH_SIZE} servers (WORKER_CONCURRENCY), so while one batch waits for its silent servers (the full 1,500 ms INFO timeout) and slow ones (up to ~4.5 s), the others keep the slots busy. ` +
+    `What limits it: queries run ${QUERY_CONCURRENCY} in flight per worker process (QUERY_CONCURRENCY), shared by up to ${WORKER_CONCURRENCY} batch jobs of ${BATCH_SIZE} servers (WORKER_CONCURRENCY); a batch is written when its slowest server is done (silent servers cost the full 1,500 ms timeout, slow ones several seconds), and a job sends its queries when a slot is free, so the jobs past their tails keep the slots busy. ` +
     `The crawler process was busy ${num((r.crawlerCpuMs / r.wallMs) * 100, 0)} % of the wall time (${seconds(r.crawlerCpuMs, 1)} CPU in ${seconds(r.wallMs, 1)})` +
     (Number.isFinite(idle) ? `, its profile ${num(idle, 0)} % idle` : "") +
     `; the machine's two cores were ${num(machineShare, 0)} % busy (${seconds(r.machineCpuMs, 1)} of ${seconds(coresMs, 1)}). ` +

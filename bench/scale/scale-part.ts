@@ -39,7 +39,7 @@ const CRAWL_DEADLINE_MS = 10 * 60_000;
 const SOURCE_NAME = "scale-master";
 // The crawler's defaults (src/shared/config.ts) for one process, divided between the workers.
 const QUERY_CONCURRENCY = 800;
-const WORKER_CONCURRENCY = 16;
+const WORKER_CONCURRENCY = 32;
 
 /**
  * One worker's share of the one-worker concurrency. The workers share the bench's two cores with the

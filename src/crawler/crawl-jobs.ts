@@ -464,6 +464,11 @@ export async function queryBatch(
   const policy = await currentPolicy(deps);
   const watch = watchCrawl(deps, crawl.id, signal);
   const querySignal = watch.signal;
+  // Its queries start when the process has a query slot free (QUERY_CONCURRENCY), not behind every other
+  // batch's: a job waits here, holding only its ids, so a worker may run more batch jobs than fill the slots
+  // (WORKER_CONCURRENCY) and keep them full while the jobs that started first wait for their slowest servers.
+  // Nothing may await between the slot and the queries below: the next job is let through on the next turn.
+  await deps.querier.whenFree?.(querySignal);
   const startedAt = new Date();
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(

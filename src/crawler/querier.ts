@@ -18,6 +18,13 @@ export type QueryOutcome =
 
 export interface Querier {
   query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome>;
+  /**
+   * Resolves once a query sent now would not have to wait for a slot (a querier with a cap on queries in
+   * flight, limitInFlight), or when `signal` aborts. A batch job waits for it before it sends its queries,
+   * so the jobs of a process start as the slots free up instead of queueing behind each other.
+   * Absent: always free.
+   */
+  whenFree?(signal: AbortSignal): Promise<void>;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
@@ -43,14 +50,34 @@ export async function mapLimit<T, R>(
  * process), first come first served. Batches then overlap: while one waits for its slowest servers
  * (a silent one costs the whole timeout), the others keep the slots busy, so a slow tail no longer
  * idles the crawl, and the cap still bounds sockets' bursts and memory.
+ *
+ * whenFree() holds a caller back while every slot is taken or promised (queries waiting for one), first
+ * come first served too, and lets one through each time a query ends with a slot left: the queue of
+ * queries waiting for a slot stays within about one batch, however many batch jobs the process runs.
  */
 export function limitInFlight(querier: Querier, limit: number): Querier {
   let running = 0;
   const waiting: Array<() => void> = [];
+  const held: Array<() => void> = [];
+  const free = (): boolean => running + waiting.length < limit;
+  // One held caller at a time, each on a turn of the event loop of its own, so the one let through has
+  // sent its queries (or found it has none to send) before the next is weighed.
+  let pumping = false;
+  const pump = (): void => {
+    if (pumping || held.length === 0) return;
+    pumping = true;
+    setImmediate(() => {
+      pumping = false;
+      if (!free()) return;
+      held.shift()?.();
+      pump();
+    });
+  };
   const release = (): void => {
     const next = waiting.shift();
     if (next) next();
     else running -= 1;
+    pump();
   };
   return {
     async query(target, signal) {
@@ -64,6 +91,23 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
       } finally {
         release();
       }
+    },
+    whenFree(signal) {
+      if (signal.aborted || (held.length === 0 && free())) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const go = (): void => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const at = held.indexOf(go);
+          if (at >= 0) held.splice(at, 1);
+          resolve();
+        };
+        held.push(go);
+        signal.addEventListener("abort", onAbort, { once: true });
+        pump();
+      });
     },
   };
 }

@@ -201,7 +201,13 @@ const SETTINGS = {
   queryFromIndex: fromEnv("QUERY_FROM_INDEX", bool.default(false)),
   /** Interval of the index source's crawls (QUERY_FROM_INDEX): how often a known server is queried. */
   queryIntervalMs: fromEnv("QUERY_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
-  workerConcurrency: fromEnv("WORKER_CONCURRENCY", int(1, 256).default(16)),
+  /**
+   * Query batch jobs a worker process holds at once. A job keeps its place until its slowest server is done
+   * (a silent one costs the whole timeout), and waits for a free query slot before it sends anything
+   * (limitInFlight), so this is a ceiling, not the pace: it must be large enough that the jobs past their
+   * tails keep QUERY_CONCURRENCY busy (16 left the slots half idle: docs/BENCHMARKS.md, "Query slots").
+   */
+  workerConcurrency: fromEnv("WORKER_CONCURRENCY", int(1, 256).default(32)),
   queryConcurrency: fromEnv("QUERY_CONCURRENCY", int(1, 100_000).default(800)),
   queryBatchSize: fromEnv("QUERY_BATCH_SIZE", int(1, 5000).default(250)),
   queryTimeoutMs: fromEnv("QUERY_TIMEOUT_MS", int(50, 60_000).default(1500)),

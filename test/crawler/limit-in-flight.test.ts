@@ -57,4 +57,89 @@ describe("limitInFlight", () => {
       code: "TIMEOUT",
     });
   });
+
+  describe("whenFree", () => {
+    /** An inner querier whose queries end when the test says so. */
+    const controlled = () => {
+      const ends: Array<() => void> = [];
+      const inner: Querier = {
+        query: () =>
+          new Promise<QueryOutcome>((resolve) =>
+            ends.push(() => resolve({ kind: "failed", code: "TIMEOUT" })),
+          ),
+      };
+      return { inner, ends };
+    };
+    /** A turn of the event loop: whenFree lets one held caller through per turn. */
+    const turn = () => new Promise<void>((r) => setImmediate(r));
+    const signal = new AbortController().signal;
+
+    it("is free while a slot is, and holds callers while every slot is taken or promised", async () => {
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 2);
+      await limited.whenFree!(signal);
+      const sent = [limited.query(target(1), signal), limited.query(target(2), signal)];
+      // Both slots taken, a third query waits for one: no room for another caller.
+      const third = limited.query(target(3), signal);
+      let through = 0;
+      const held = [
+        limited.whenFree!(signal).then(() => (through += 1)),
+        limited.whenFree!(signal).then(() => (through += 1)),
+      ];
+      await turn();
+      expect(through).toBe(0);
+      // The first query ends: its slot goes to the waiting third query, still no room.
+      ends.shift()!();
+      await sent[0];
+      await turn();
+      expect(through).toBe(0);
+      // The second ends: a slot is free. One caller goes through, and sends a query that takes it.
+      ends.shift()!();
+      await sent[1];
+      await turn();
+      expect(through).toBe(1);
+      const fourth = limited.query(target(4), signal);
+      await turn();
+      expect(through).toBe(1);
+      // The third and fourth end: the other caller goes through.
+      ends.shift()!();
+      ends.shift()!();
+      await Promise.all([third, fourth]);
+      await Promise.all(held);
+      expect(through).toBe(2);
+    });
+
+    it("lets the next caller through when the one before it sent nothing", async () => {
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 1);
+      const first = limited.query(target(1), signal);
+      let through = 0;
+      const held = [1, 2, 3].map(() => limited.whenFree!(signal).then(() => (through += 1)));
+      ends.shift()!();
+      await first;
+      // Nobody sends a query after going through (a batch with nothing to query): all go in turn.
+      await Promise.all(held);
+      expect(through).toBe(3);
+    });
+
+    it("lets a held caller go when its signal aborts, and forgets it", async () => {
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 1);
+      const first = limited.query(target(1), signal);
+      const stop = new AbortController();
+      let aborted = false;
+      const gone = limited.whenFree!(stop.signal).then(() => (aborted = true));
+      let through = false;
+      const next = limited.whenFree!(signal).then(() => (through = true));
+      stop.abort();
+      await gone;
+      expect(aborted).toBe(true);
+      await turn();
+      expect(through).toBe(false);
+      ends.shift()!();
+      await first;
+      await next;
+      expect(through).toBe(true);
+    });
+  });
 });
