@@ -97,7 +97,7 @@ function render(
     "",
     "- `npm run bench`: every part, writes this file (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).",
     "- `npm run bench -- --only query` (or decode, crawl, queue, storage, api, web, scale, cadence; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers, cadence QUERY_FROM_INDEX behind a master at its real rate limit): some parts, written to bench/out/BENCHMARKS.partial.md.",
-    "- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4`, `--cadence-servers`.",
+    "- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4` (`--scale-no-paced` leaves out its paced-listing runs), `--cadence-servers`.",
     "- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.",
     "",
     `Options of this run: \`${JSON.stringify(options)}\``,

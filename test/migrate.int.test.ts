@@ -278,3 +278,51 @@ describe("migration 20261124120000_population_min_fake_reasons", () => {
     ]);
   });
 });
+
+describe("migration 20261124190000_game_server_search", () => {
+  const MIGRATION = "20261124190000_game_server_search";
+  let t: TestDatabase;
+  let oldDir: string;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ t, dir: oldDir, dispose } = await databaseBefore(MIGRATION));
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  it("copies existing servers' names and player names into game_server_search and keeps them in step", async () => {
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO game_server (address, query_port, name, player_names) VALUES
+        ('192.0.2.1', 1, 'Dust Town', E'alice\\nbob'), ('192.0.2.1', 2, NULL, ''), ('192.0.2.1', 3, NULL, 'carol')`);
+    cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
+    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
+    const search = () =>
+      t.db.$queryRaw<{ query_port: number; name: string | null; player_names: string }[]>`
+        SELECT g.query_port, s.name, s.player_names FROM game_server_search s
+        JOIN game_server g ON g.id = s.game_server_id ORDER BY g.query_port`;
+    expect(await search()).toEqual([
+      { query_port: 1, name: "Dust Town", player_names: "alice\nbob" },
+      { query_port: 3, name: null, player_names: "carol" },
+    ]);
+    const indexes = await t.db.$queryRaw<{ indexname: string }[]>`
+      SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`;
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      "game_server_search_name_trgm_idx",
+      "game_server_search_player_names_trgm_idx",
+    ]);
+
+    await t.db.$executeRawUnsafe(`
+      UPDATE game_server SET name = 'New', player_names = '' WHERE query_port = 2;
+      UPDATE game_server SET player_names = '' WHERE query_port = 3;
+      INSERT INTO game_server (address, query_port, name) VALUES ('192.0.2.1', 4, 'Fresh');
+      INSERT INTO game_server (address, query_port) VALUES ('192.0.2.1', 5)`);
+    expect(await search()).toEqual([
+      { query_port: 1, name: "Dust Town", player_names: "alice\nbob" },
+      { query_port: 2, name: "New", player_names: "" },
+      { query_port: 4, name: "Fresh", player_names: "" },
+    ]);
+    await t.db.$executeRawUnsafe("DELETE FROM game_server WHERE query_port = 1");
+    expect((await search()).map((s) => s.query_port)).toEqual([2, 4]);
+  });
+});

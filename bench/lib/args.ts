@@ -46,6 +46,8 @@ export interface BenchOptions {
   /** Part 'scale': the fleet and the worker process counts that crawl it in turn. */
   scaleServers: number;
   scaleWorkers: number[];
+  /** Part 'scale' without its two paced-listing runs (they take about 3.5 minutes and measure only the listing). */
+  scaleNoPaced: boolean;
   /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
   cadenceServers: number;
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
@@ -88,6 +90,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       "api-connections": { type: "string" },
       "scale-servers": { type: "string" },
       "scale-workers": { type: "string" },
+      "scale-no-paced": { type: "boolean" },
       "cadence-servers": { type: "string" },
       out: { type: "string" },
       "keep-db": { type: "boolean" },
@@ -139,6 +142,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       values["scale-workers"] !== undefined
         ? ints(values["scale-workers"], "scale-workers")
         : [1, 2, 4],
+    scaleNoPaced: values["scale-no-paced"] === true,
     cadenceServers: int(values["cadence-servers"], "cadence-servers", small ? 2000 : 20_000),
     out: values.out ?? "docs/BENCHMARKS.md",
     keepDb: values["keep-db"] === true,

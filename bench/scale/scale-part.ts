@@ -705,7 +705,8 @@ export async function runScalePart(
   try {
     for (const workers of options.scaleWorkers)
       runs.push(await runWorkers(workers, fleet, master.address, log));
-    for (const regions of [[], [0xff]]) paced.push(await pacedListing(fleet, regions, log));
+    if (!options.scaleNoPaced)
+      for (const regions of [[], [0xff]]) paced.push(await pacedListing(fleet, regions, log));
   } finally {
     await master.close();
     await fleet.stop();

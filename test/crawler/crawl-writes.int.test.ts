@@ -1,7 +1,7 @@
 /**
  * How many times a crawl writes each row (issue 14, "the index's own cost"): rows are counted by a trigger
- * of the test database on every UPDATE of game_server and server_day, TOAST rewrites by the chunk ids of
- * game_server's TOAST relation.
+ * of the test database on every UPDATE of game_server, game_server_search and server_day, TOAST rewrites by
+ * the chunk ids of game_server's TOAST relation.
  */
 import { finishCrawl, listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
 import { rollupRange } from "../../src/crawler/store/history-store";
@@ -49,7 +49,7 @@ describe("crawl writes per server", () => {
         INSERT INTO row_updates VALUES (TG_TABLE_NAME, 1) ON CONFLICT (tbl) DO UPDATE SET n = row_updates.n + 1;
         RETURN NULL;
       END $$`);
-    for (const table of ["game_server", "server_day"])
+    for (const table of ["game_server", "server_day", "game_server_search"])
       await t.db.$executeRawUnsafe(
         `CREATE TRIGGER count_updates AFTER UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION count_row_update()`,
       );
@@ -210,6 +210,56 @@ describe("crawl writes per server", () => {
     expect((await t.db.gameServer.findMany()).map((s) => s.lastListedAt?.getTime())).toEqual(
       ports.map(() => run5!.finishedAt!.getTime()),
     );
+  });
+
+  it("an answer writes the search text (and its trigram index entries) only when a name changed", async () => {
+    await t.db.$executeRawUnsafe("DELETE FROM game_server");
+    const names = async (): Promise<{ name: string | null; player_names: string }[]> =>
+      t.db.$queryRawUnsafe(
+        "SELECT s.name, s.player_names FROM game_server_search s JOIN game_server g ON g.id = s.game_server_id ORDER BY g.query_port",
+      );
+    const answer = async (key: string, players: string[]): Promise<void> => {
+      const c = await openOne(key);
+      const [batchKey] = await list(c, [row(27201), row(27202)], true);
+      const batch = await t.db.crawlBatch.findUniqueOrThrow({
+        where: { crawlId_batchKey: { crawlId: c.c.id, batchKey: batchKey! } },
+      });
+      await writeBatchOutcomes(t.db, {
+        crawlId: c.c.id,
+        crawlAt: c.c.startedAt,
+        batchKey: batchKey!,
+        offlineAfterFailures: 2,
+        outcomes: batch.serverIds.map(Number).map((id) => ({
+          serverId: id,
+          kind: "answered" as const,
+          status: makeStatus({
+            name: `s${id}`,
+            players: players.length,
+            playerList: players.map((name) => ({ name, score: 0, durationSeconds: 1 })),
+          }),
+          pingMs: id,
+        })),
+      });
+      await close(c.c.id);
+    };
+    // A listing alone writes none: no name yet.
+    const listed = await openOne("n0");
+    await list(listed, [row(27201), row(27202)], true);
+    await close(listed.c.id);
+    expect(await names()).toEqual([]);
+
+    await answer("n1", ["alice", "bob"]);
+    const servers = await t.db.gameServer.findMany({ orderBy: { queryPort: "asc" } });
+    expect(await names()).toEqual(
+      servers.map((s) => ({ name: `s${s.id}`, player_names: "alice\nbob" })),
+    );
+    await resetCounts();
+    await answer("n2", ["alice", "bob"]);
+    expect(await updates("game_server")).toBe(2);
+    expect(await updates("game_server_search")).toBe(0);
+    await answer("n3", ["carol"]);
+    expect(await updates("game_server_search")).toBe(2);
+    expect((await names()).map((n) => n.player_names)).toEqual(["carol", "carol"]);
   });
 
   it("an answer with the same rules keeps their TOAST copy; new rules replace it", async () => {

@@ -67,11 +67,14 @@ export function buildServerWhere(
 
   if (f.excludeSuspectedFakes ?? true)
     conds.push(Prisma.sql`NOT g.suspected_fake AND NOT g.is_relay`);
+  // Through game_server_search, where the trigram indexes of both texts are (a copy kept by triggers).
   if (f.search != null)
-    conds.push(Prisma.sql`g.name ILIKE ${"%" + likeLiteral(text(p("search"), f.search)) + "%"}`);
+    conds.push(
+      Prisma.sql`g.id IN (SELECT s.game_server_id FROM game_server_search s WHERE s.name ILIKE ${"%" + likeLiteral(text(p("search"), f.search)) + "%"})`,
+    );
   if (f.playerName != null)
     conds.push(
-      Prisma.sql`g.player_names ILIKE ${"%" + likeLiteral(text(p("playerName"), f.playerName)) + "%"}`,
+      Prisma.sql`g.id IN (SELECT s.game_server_id FROM game_server_search s WHERE s.player_names ILIKE ${"%" + likeLiteral(text(p("playerName"), f.playerName)) + "%"})`,
     );
   if (f.folder != null) conds.push(Prisma.sql`g.folder = ${text(p("folder"), f.folder)}`);
   if (f.appId != null) conds.push(Prisma.sql`g.app_id = ${count(p("appId"), f.appId)}`);
