@@ -28,6 +28,35 @@ async function databaseBefore(
   };
 }
 
+/**
+ * The describe block's database at the migration before `migration` (databaseBefore, made before its tests and
+ * dropped after them); `apply()` adds `migration` alone and applies it.
+ */
+function beforeMigration(migration: string): {
+  db(): TestDatabase;
+  apply(): ReturnType<typeof migrate>;
+} {
+  let fixture: Awaited<ReturnType<typeof databaseBefore>> | undefined;
+  beforeAll(async () => {
+    fixture = await databaseBefore(migration);
+  });
+  afterAll(async () => {
+    await fixture?.dispose();
+  });
+  const ready = (): Awaited<ReturnType<typeof databaseBefore>> => {
+    if (!fixture) throw new Error(`no database before ${migration}: beforeAll did not run`);
+    return fixture;
+  };
+  return {
+    db: () => ready().t,
+    apply: () => {
+      const { t, dir } = ready();
+      cpSync(path.join(MIGRATIONS_DIR, migration), path.join(dir, migration), { recursive: true });
+      return migrate(t.url, { dir });
+    },
+  };
+}
+
 describe("migrate", () => {
   let t: TestDatabase;
   beforeAll(async () => {
@@ -190,16 +219,10 @@ describe("migration 20261124000000_bigint_ids", () => {
 
 describe("migration 20261124060000_counts_provenance_coverage", () => {
   const MIGRATION = "20261124060000_counts_provenance_coverage";
-  let t: TestDatabase;
-  let dispose: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ t, dispose } = await databaseBefore(MIGRATION));
-  });
-  afterAll(async () => {
-    await dispose?.();
-  });
+  const before = beforeMigration(MIGRATION);
 
   it("fills in where existing rows' player counts came from, and which old listings stopped short", async () => {
+    const t = before.db();
     await t.db.$executeRawUnsafe(`
       INSERT INTO master_source (name, kind, host, updated_at) VALUES ('s', 'VALVE_UDP', '127.0.0.1', now());
       INSERT INTO game_server (address, query_port, protocol, name, last_answered_at, management_registered) VALUES
@@ -244,24 +267,16 @@ describe("migration 20261124060000_counts_provenance_coverage", () => {
 
 describe("migration 20261124120000_population_min_fake_reasons", () => {
   const MIGRATION = "20261124120000_population_min_fake_reasons";
-  let t: TestDatabase;
-  let oldDir: string;
-  let dispose: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ t, dir: oldDir, dispose } = await databaseBefore(MIGRATION));
-  });
-  afterAll(async () => {
-    await dispose?.();
-  });
+  const before = beforeMigration(MIGRATION);
 
   it("gives farm-flagged servers their reason, and old buckets a minimum of 0 and a peak no lower than their average", async () => {
+    const t = before.db();
     await t.db.$executeRawUnsafe(`
       INSERT INTO game_server (address, query_port, suspected_fake) VALUES ('192.0.2.1', 1, true), ('192.0.2.1', 2, false);
       INSERT INTO population_rollup (resolution, dimension, key, bucket_at, servers_online, servers_seen, players_avg, players_peak, bots_avg) VALUES
         ('HOUR', 'ALL', '', '2026-11-20T00:00:00Z', 10, 10, 242523, 196613, 0),
         ('HOUR', 'ALL', '', '2026-11-20T01:00:00Z', 10, 10, 100.5, 120, 0);`);
-    cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
-    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
     const servers = await t.db.$queryRaw<
       { query_port: number; reasons: string[] }[]
     >`SELECT query_port, fake_reasons::text[] AS reasons FROM game_server ORDER BY query_port`;
@@ -281,22 +296,14 @@ describe("migration 20261124120000_population_min_fake_reasons", () => {
 
 describe("migration 20261124190000_game_server_search", () => {
   const MIGRATION = "20261124190000_game_server_search";
-  let t: TestDatabase;
-  let oldDir: string;
-  let dispose: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    ({ t, dir: oldDir, dispose } = await databaseBefore(MIGRATION));
-  });
-  afterAll(async () => {
-    await dispose?.();
-  });
+  const before = beforeMigration(MIGRATION);
 
   it("copies existing servers' names and player names into game_server_search and keeps them in step", async () => {
+    const t = before.db();
     await t.db.$executeRawUnsafe(`
       INSERT INTO game_server (address, query_port, name, player_names) VALUES
         ('192.0.2.1', 1, 'Dust Town', E'alice\\nbob'), ('192.0.2.1', 2, NULL, ''), ('192.0.2.1', 3, NULL, 'carol')`);
-    cpSync(path.join(MIGRATIONS_DIR, MIGRATION), path.join(oldDir, MIGRATION), { recursive: true });
-    expect(await migrate(t.url, { dir: oldDir })).toMatchObject({ applied: [MIGRATION] });
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
     const search = () =>
       t.db.$queryRaw<{ query_port: number; name: string | null; player_names: string }[]>`
         SELECT g.query_port, s.name, s.player_names FROM game_server_search s
