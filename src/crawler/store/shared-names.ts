@@ -3,20 +3,20 @@
  * over it, backed off for a number of closes that doubles with each over-budget run in a row, so a pool too
  * large for the budget no longer costs a core for the whole budget at every close.
  */
-import type { Db } from "../../shared/db";
+import { pgPoolOf, type Db, type PgPool } from "../../shared/db";
 import {
   DEFAULT_FAKE_PLAYER_RULES,
   GENERIC_NAME_SERVERS,
   type FakePlayerRules,
 } from "../fake-players";
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+import { inTransaction, rowsOf } from "./batch-write";
+import { SharedNamesDeadlineError, sharedNamesVerdicts } from "./shared-names-verdict";
 
 /**
- * How long the shared-names rule may run after a close. It compares every pair of servers that have a
- * player name in common, so its cost grows faster than the fleet (minutes at 100,000 simulated servers,
- * whose names come from a small vocabulary); it runs in a transaction of its own after the close so that
- * a slow or cancelled run never keeps a crawl open.
+ * How long the shared-names rule may run after a close: its read, its comparison and its write together. It
+ * compares every pair of servers that have a player name in common, so its cost grows faster than the fleet
+ * (bounded by GENERIC_NAME_SERVERS servers per name); it runs after the close, in transactions of its own, so
+ * that a slow or cancelled run never keeps a crawl open.
  */
 export const DEFAULT_SHARED_NAMES_BUDGET_MS = 30_000;
 
@@ -28,9 +28,6 @@ export const MAX_SHARED_NAMES_SKIPS = 63;
  * source removed, an outage), and the rule may fit its budget again.
  */
 export const SHARED_NAMES_RETRY_POOL_RATIO = 0.9;
-
-/** Lock waits for the flag updates; the rule's own statement is cut at its budget. */
-const MAX_WAIT_MS = 30_000;
 
 /**
  * The rule at one close: "checked", "off" (a threshold switches it off), "over budget" (cancelled at
@@ -101,18 +98,13 @@ export async function checkSharedPlayerNames(
   if (skipSharedNames(history, pool)) result = "skipped";
   else {
     try {
-      await db.$transaction(
-        async (tx) => {
-          await tx.$executeRawUnsafe(
-            `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budgetMs))}`,
-          );
-          await flagSharedPlayerNames(tx, since, rules);
-        },
-        { timeout: budgetMs + MAX_WAIT_MS, maxWait: MAX_WAIT_MS },
-      );
+      await flagSharedPlayerNames(pgPoolOf(db), since, rules, budgetMs);
       result = "checked";
     } catch (err) {
-      result = /statement timeout/i.test(String(err)) ? "over budget" : "failed";
+      result =
+        err instanceof SharedNamesDeadlineError || /statement timeout/i.test(String(err))
+          ? "over budget"
+          : "failed";
     }
   }
   await db.$executeRaw`
@@ -120,43 +112,87 @@ export async function checkSharedPlayerNames(
   return result;
 }
 
+/** One server of the rule's pool as PostgreSQL hands it over (names as integer ids, the ids of this read only). */
+interface PoolRow {
+  id: string;
+  bots: number;
+  names: number;
+  usable: number[];
+  flagged: boolean;
+}
+
+/**
+ * The pool (every server of any source that answered since `since`, with the names of its last answer), each
+ * server's distinct names counted and its usable ones (held by 2 to GENERIC_NAME_SERVERS servers) numbered;
+ * servers with no usable name are left out unless they carry the flag (their verdict is false).
+ */
+const POOL_SQL = `
+  WITH pool AS (
+    SELECT id, COALESCE(bots, 0) AS bots, player_names, 'SHARED_PLAYER_NAMES' = ANY(fake_reasons) AS flagged
+    FROM game_server WHERE status = 'ONLINE' AND last_answered_at >= $1::timestamptz
+  ), names AS (
+    -- Each server's names made distinct on their own row: cheaper than one DISTINCT over every (server, name).
+    SELECT p.id, n.name FROM pool p
+    CROSS JOIN LATERAL (SELECT DISTINCT x FROM unnest(string_to_array(p.player_names, E'\\n')) AS x WHERE x <> '') AS n(name)
+  ), usable AS (
+    SELECT name, (row_number() OVER ())::int - 1 AS name_id FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND $2::int
+  ), per_server AS (
+    SELECT n.id, count(*)::int AS names, array_agg(u.name_id) FILTER (WHERE u.name_id IS NOT NULL) AS usable
+    FROM names n LEFT JOIN usable u USING (name) GROUP BY n.id
+  )
+  SELECT p.id::text AS id, p.bots, COALESCE(s.names, 0) AS names, COALESCE(s.usable, '{}') AS usable, p.flagged
+  FROM pool p LEFT JOIN per_server s ON s.id = p.id
+  WHERE p.flagged OR s.usable IS NOT NULL`;
+
 /**
  * The same player names on several servers at once (docs/fake-players.md): "at once" is every server of any
  * source that answered since this crawl started, with the names of its last answer. A server fires when
  * `sharedNameServers - 1` other servers each have at least `sharedNamesPerServer` of its names beyond the
  * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
- * Chance overlaps between real servers are a few names out of a long list, never half of it.
+ * Chance overlaps between real servers are a few names out of a long list, never half of it. PostgreSQL
+ * reads the pool with the names as integers; the pairs are counted in memory (shared-names-verdict.ts); only
+ * the servers whose verdict changed are written. Each statement and the comparison stop at `budgetMs` from
+ * the start (SharedNamesDeadlineError, or PostgreSQL's statement timeout).
  */
-async function flagSharedPlayerNames(tx: Tx, since: Date, rules: FakePlayerRules): Promise<void> {
-  await tx.$executeRaw`
-    WITH pool AS (
-      SELECT id, COALESCE(bots, 0) AS bots, player_names FROM game_server
-      WHERE status = 'ONLINE' AND last_answered_at >= ${since}
-    ), names AS (
-      SELECT DISTINCT p.id, n.name FROM pool p CROSS JOIN LATERAL unnest(string_to_array(p.player_names, E'\n')) AS n(name)
-      WHERE n.name <> ''
-    ), listed AS (
-      SELECT id, count(*) AS n FROM names GROUP BY id
-    ), usable AS (
-      SELECT name FROM names GROUP BY name HAVING count(*) BETWEEN 2 AND ${GENERIC_NAME_SERVERS}
-    ), un AS (
-      SELECT names.id, names.name FROM names JOIN usable USING (name)
-    ), pairs AS (
-      SELECT a.id, b.id AS other, count(*) AS k FROM un a JOIN un b ON b.name = a.name AND b.id <> a.id GROUP BY a.id, b.id
-    ), matches AS (
-      SELECT x.id, count(*) AS others FROM pairs x JOIN pool p ON p.id = x.id JOIN listed l ON l.id = x.id
-      WHERE x.k - p.bots >= ${rules.sharedNamesPerServer} AND 2 * x.k >= l.n
-      GROUP BY x.id
-    ), verdict AS (
-      SELECT p.id, COALESCE(m.others, 0) >= ${rules.sharedNameServers - 1} AS fires FROM pool p LEFT JOIN matches m ON m.id = p.id
-    ), target AS (
-      -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers).
-      SELECT g.id, v.fires FROM game_server g JOIN verdict v ON v.id = g.id
-      WHERE v.fires <> ('SHARED_PLAYER_NAMES' = ANY(g.fake_reasons))
-      ORDER BY g.id FOR UPDATE OF g)
-    UPDATE game_server g SET
-      fake_reasons = CASE WHEN t.fires THEN array_append(g.fake_reasons, 'SHARED_PLAYER_NAMES') ELSE array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES') END,
-      suspected_fake = t.fires OR cardinality(array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES')) > 0,
-      updated_at = now()
-    FROM target t WHERE g.id = t.id`;
+async function flagSharedPlayerNames(
+  pg: PgPool,
+  since: Date,
+  rules: FakePlayerRules,
+  budgetMs: number,
+): Promise<void> {
+  const deadlineMs = Date.now() + budgetMs;
+  const timeoutSql = (): string =>
+    `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(deadlineMs - Date.now()))}`;
+  const rows = await inTransaction(pg, async (tx) => {
+    await tx.query(timeoutSql());
+    return rowsOf<PoolRow>(tx, POOL_SQL, [since.toISOString(), GENERIC_NAME_SERVERS]);
+  });
+  const fires = sharedNamesVerdicts(rows, rules, deadlineMs);
+  const ids: string[] = [];
+  const verdicts: boolean[] = [];
+  rows.forEach((row, i) => {
+    if (fires[i] !== row.flagged) {
+      ids.push(row.id);
+      verdicts.push(fires[i]!);
+    }
+  });
+  if (ids.length === 0) return;
+  await inTransaction(pg, async (tx) => {
+    await tx.query(timeoutSql());
+    await tx.query(
+      `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::boolean[]) AS v(id, fires)),
+      target AS (
+        -- Rows locked in id order first, as every writer of game_server does (server-store.ts lockServers);
+        -- a row whose flag changed since the read is left alone.
+        SELECT g.id, v.fires FROM game_server g JOIN v ON v.id = g.id
+        WHERE v.fires <> ('SHARED_PLAYER_NAMES' = ANY(g.fake_reasons))
+        ORDER BY g.id FOR UPDATE OF g)
+      UPDATE game_server g SET
+        fake_reasons = CASE WHEN t.fires THEN array_append(g.fake_reasons, 'SHARED_PLAYER_NAMES') ELSE array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES') END,
+        suspected_fake = t.fires OR cardinality(array_remove(g.fake_reasons, 'SHARED_PLAYER_NAMES')) > 0,
+        updated_at = now()
+      FROM target t WHERE g.id = t.id`,
+      [ids, verdicts],
+    );
+  });
 }
