@@ -26,8 +26,11 @@ export interface CrawlProgress {
   partial: boolean;
   finished: boolean;
   elapsedMs: number;
-  /** Servers of this source the address policy keeps from being queried. */
-  notQueryable: number;
+  /**
+   * Servers of this source the address policy keeps from being queried: counted for the totals only (null in
+   * the progress reports, which come every half second, and the count reads the source's rows).
+   */
+  notQueryable: number | null;
 }
 
 export interface CrawlOnceOptions {
@@ -48,16 +51,19 @@ async function readProgress(
   sourceId: number,
   startedMs: number,
   now: () => number,
+  withNotQueryable: boolean,
 ): Promise<CrawlProgress> {
   const c = await db.crawl.findUniqueOrThrow({ where: { id: crawlId } });
-  const notQueryable = await db.gameServer.count({
-    where: {
-      sourceId,
-      notQueryable: true,
-      managementRegistered: false,
-      lastListedAt: { gte: c.startedAt },
-    },
-  });
+  const notQueryable = withNotQueryable
+    ? await db.gameServer.count({
+        where: {
+          sourceId,
+          notQueryable: true,
+          managementRegistered: false,
+          lastListedAt: { gte: c.startedAt },
+        },
+      })
+    : null;
   return {
     crawlId,
     key: c.key,
@@ -104,18 +110,27 @@ export async function runCrawlOnce(o: CrawlOnceOptions): Promise<CrawlProgress> 
   });
   if (!crawl) throw new Error(`source ${source.id} disappeared`);
   let timer: NodeJS.Timeout | undefined;
+  // One report at a time (a tick that finds one still on its way is skipped), and the one on its way when the
+  // crawl ends is awaited, so that none comes after the totals.
+  let inFlight: Promise<void> | null = null;
   if (o.onProgress) {
     const report = o.onProgress;
     timer = setInterval(() => {
-      readProgress(o.db, crawl.id, source.id, startedMs, now).then(report, () => undefined);
+      if (inFlight) return;
+      inFlight = readProgress(o.db, crawl.id, source.id, startedMs, now, false)
+        .then(report, () => undefined)
+        .finally(() => {
+          inFlight = null;
+        });
     }, o.progressIntervalMs ?? 500);
   }
   try {
     await runner.run();
   } finally {
     clearInterval(timer);
+    await inFlight;
   }
-  const totals = await readProgress(o.db, crawl.id, source.id, startedMs, now);
+  const totals = await readProgress(o.db, crawl.id, source.id, startedMs, now, true);
   o.onProgress?.(totals);
   return totals;
 }

@@ -72,13 +72,20 @@ describe("list sources", () => {
         ADDRESS_ALLOW_LIST: "127.0.0.0/8",
         QUERY_TIMEOUT_MS: "1000",
       });
+      const reports: (number | null)[] = [];
       const totals = await runCrawlOnce({
         config,
         db: t.db,
         logger: silentLogger,
         sourceId: source.id,
         querier: loopbackOnly(asked),
+        progressIntervalMs: 20,
+        onProgress: (p) => reports.push(p.notQueryable),
       });
+      // The half-second progress reports leave out the count that reads the source's rows; the totals have it.
+      expect(reports.length).toBeGreaterThan(1);
+      expect(reports.at(-1)).toBe(2);
+      expect(reports.slice(0, -1).every((n) => n === null)).toBe(true);
       expect(totals).toMatchObject({
         finished: true,
         listed: 32,

@@ -174,7 +174,7 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
       const summary =
         `${source.name} crawl ${totals.key}: ${totals.listed} listed, ${totals.queried} queried, ${totals.answered} answered, ` +
         `${totals.failed} failed, ${totals.written} samples written${totals.partial ? ", listing PARTIAL" : ""}` +
-        (totals.notQueryable > 0
+        ((totals.notQueryable ?? 0) > 0
           ? `, ${totals.notQueryable} not queryable by the address policy (see ADDRESS_ALLOW_LIST)`
           : "") +
         ` in ${(totals.elapsedMs / 1000).toFixed(1)}s`;
