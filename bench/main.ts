@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only query,decode,crawl,queue,storage,api,web,scale,cadence] [--small] ...`: runs the benchmark parts
+ * `npm run bench [-- --only query,decode,crawl,queue,storage,api,web,scale,cadence,shared-names] [--small] ...`: runs the benchmark parts
  * one after another (never at once: the machine has 2 cores) and writes docs/BENCHMARKS.md from
  * scratch, every figure beside its target. A run of only some parts writes bench/out/BENCHMARKS.partial.md
  * instead, so the committed full report is never half-replaced. Raw numbers go to bench/out/results.json.
@@ -20,6 +20,7 @@ import { dropStorageDb, runStoragePart } from "./storage/storage-part";
 import { runWebPart } from "./web/web-part";
 import { runScalePart } from "./scale/scale-part";
 import { runCadencePart } from "./cadence/cadence-part";
+import { runSharedNamesPart } from "./shared-names/shared-names-part";
 
 type PartRunner = (
   options: BenchOptions,
@@ -37,6 +38,7 @@ const PARTS: Record<PartId, { title: string; run: PartRunner | null }> = {
   web: { title: "Web pages", run: runWebPart },
   scale: { title: "Scale-out (1, 2, 4 workers)", run: runScalePart },
   cadence: { title: "Cadence at the master's pace", run: runCadencePart },
+  "shared-names": { title: "The shared-names rule at a close", run: runSharedNamesPart },
 };
 
 function log(line: string): void {
@@ -96,8 +98,8 @@ function render(
     "## How to run",
     "",
     "- `npm run bench`: every part, writes this file (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).",
-    "- `npm run bench -- --only query` (or decode, crawl, queue, storage, api, web, scale, cadence; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers, cadence QUERY_FROM_INDEX behind a master at its real rate limit): some parts, written to bench/out/BENCHMARKS.partial.md.",
-    "- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4` (`--scale-no-paced` leaves out its paced-listing runs), `--cadence-servers`.",
+    "- `npm run bench -- --only query` (or decode, crawl, queue, storage, api, web, scale, cadence, shared-names; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers, cadence QUERY_FROM_INDEX behind a master at its real rate limit): some parts, written to bench/out/BENCHMARKS.partial.md.",
+    "- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4` (`--scale-no-paced` leaves out its paced-listing runs), `--cadence-servers`, `--shared-names-servers 20000,100000`.",
     "- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.",
     "",
     `Options of this run: \`${JSON.stringify(options)}\``,

@@ -11,6 +11,7 @@ export const PART_IDS = [
   "web",
   "scale",
   "cadence",
+  "shared-names",
 ] as const;
 export type PartId = (typeof PART_IDS)[number];
 
@@ -50,6 +51,8 @@ export interface BenchOptions {
   scaleNoPaced: boolean;
   /** Cadence part: servers behind the rate-limited master (the query interval scales with them). */
   cadenceServers: number;
+  /** Part 'shared-names': pool sizes the shared-player-names rule is measured over. */
+  sharedNamesServers: number[];
   /** Where docs/BENCHMARKS.md goes; '-' skips writing it. */
   out: string;
   /** Keep the bench database (for looking at it afterwards). */
@@ -92,6 +95,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       "scale-workers": { type: "string" },
       "scale-no-paced": { type: "boolean" },
       "cadence-servers": { type: "string" },
+      "shared-names-servers": { type: "string" },
       out: { type: "string" },
       "keep-db": { type: "boolean" },
       "no-profile": { type: "boolean" },
@@ -144,6 +148,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         : [1, 2, 4],
     scaleNoPaced: values["scale-no-paced"] === true,
     cadenceServers: int(values["cadence-servers"], "cadence-servers", small ? 2000 : 20_000),
+    sharedNamesServers:
+      values["shared-names-servers"] !== undefined
+        ? ints(values["shared-names-servers"], "shared-names-servers")
+        : small
+          ? [2000]
+          : [20_000, 100_000],
     out: values.out ?? "docs/BENCHMARKS.md",
     keepDb: values["keep-db"] === true,
     noProfile: values["no-profile"] === true,
