@@ -686,6 +686,11 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
     // skips it: the next crawl's close checks again.
     const sharedPlayerNames = await checkSharedPlayerNames(deps.db, crawl.id, closed.startedAt, {
       ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
+      onFailure: (err) =>
+        deps.logger.warn(
+          { crawl: crawl.key, err: err instanceof Error ? err.message : String(err) },
+          "shared-names rule failed: its flags stay as the last check left them",
+        ),
     });
     await logCrawlSummary(deps, crawl, { ...closed, sharedPlayerNames });
   }

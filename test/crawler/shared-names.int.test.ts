@@ -1,7 +1,8 @@
 /**
- * The shared-names rule backs off after running over its budget (src/crawler/store/shared-names.ts): at
- * 100,000 simulated servers it never fits its 30 s, and ran for the whole 30 s at every close, deciding
- * nothing. Real closes on a real database; the budget is cut to 1 ms to make a 2,000-server pool too large.
+ * The shared-names rule backs off after running over its budget (src/crawler/store/shared-names.ts): a pool
+ * too large for its 30 s would otherwise cost the whole 30 s at every close and decide nothing (100,000
+ * simulated servers did, before the rule counted its pairs in memory). Real closes on a real database; the
+ * budget is cut to 1 ms to make a 2,000-server pool too large.
  */
 import { finishCrawl, openCrawl } from "../../src/crawler/store/crawl-store";
 import { auth, startTestApi } from "../graphql/helpers/api";
@@ -101,5 +102,36 @@ describe("the shared-names rule's back-off across closes", () => {
     } finally {
       await api.close();
     }
+  });
+
+  it("says why a run failed, and keeps the crawl's close", async () => {
+    // A pool below 90 % of the last over-budget one's, so that this close tries the rule instead of backing off.
+    await t.db.$executeRaw`UPDATE game_server SET status = 'OFFLINE' WHERE query_port < 1800`;
+    // A database error in the rule's read (the column it reads, gone for this test): "failed", not thrown.
+    await t.db.$executeRawUnsafe(
+      "ALTER TABLE game_server RENAME COLUMN player_names TO player_names_gone",
+    );
+    const failures: unknown[] = [];
+    try {
+      const crawl = await openCrawl(t.db, {
+        key: "close-failing",
+        sourceId,
+        startedAt: new Date(Date.now() - 60_000),
+        splits: [],
+      });
+      const result = await finishCrawl(t.db, crawl.id, {
+        delistAfterMissedCrawls: 99,
+        fakePortsPerIp: 0,
+        sharedNamesBudgetMs: 60_000,
+        onFailure: (err) => failures.push(err),
+      });
+      expect(result).toMatchObject({ finished: true, sharedPlayerNames: "failed" });
+    } finally {
+      await t.db.$executeRawUnsafe(
+        "ALTER TABLE game_server RENAME COLUMN player_names_gone TO player_names",
+      );
+    }
+    expect(failures).toHaveLength(1);
+    expect(String(failures[0])).toMatch(/player_names/);
   });
 });

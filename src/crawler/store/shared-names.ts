@@ -41,6 +41,8 @@ export interface SharedNamesOptions {
   fakePlayers?: FakePlayerRules;
   /** @defaultValue DEFAULT_SHARED_NAMES_BUDGET_MS */
   sharedNamesBudgetMs?: number;
+  /** Told why a run "failed" (the database's error, or the worker's), which the result alone does not say. */
+  onFailure?: (err: unknown) => void;
 }
 
 /** One earlier close's record of the rule, newest first. */
@@ -105,6 +107,7 @@ export async function checkSharedPlayerNames(
         err instanceof SharedNamesDeadlineError || /statement timeout/i.test(String(err))
           ? "over budget"
           : "failed";
+      if (result === "failed") options.onFailure?.(err);
     }
   }
   await db.$executeRaw`
