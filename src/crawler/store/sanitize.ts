@@ -5,7 +5,7 @@
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** What cleaning changes, a NUL or a lone surrogate: a string without one is kept as it is (no copy). */
-const SUSPECT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const SUSPECT = new RegExp(`\\u0000|${LONE_SURROGATE.source}`);
 
 export function cleanText(value: string): string;
 export function cleanText(value: string | null | undefined): string | null;
