@@ -18,7 +18,7 @@ import type { BenchOptions } from "../lib/args";
 import { repoRoot, spawnNode, stopChild } from "../lib/child";
 import { latestProfile, profileMarkdown, summariseProfile } from "../lib/profile";
 import { mib, num, table, type PartResult, type Verdict } from "../lib/report";
-import { connect } from "../lib/bench-db";
+import { connect, otherBackendPids } from "../lib/bench-db";
 import { ensureYearOfPopulation, storageDb } from "../storage/storage-part";
 import { CpuMeter, peakRssBytes } from "../lib/procs";
 import type { ChildProcess } from "node:child_process";
@@ -215,17 +215,11 @@ async function benchDatabase(
   return { url: store.db.url, servers: store.servers, days: store.days, extra };
 }
 
-/**
- * PostgreSQL backends connected to the bench database: the API's, not those of other work on a shared
- * server (every postgres process would count them too).
- */
+/** PostgreSQL backends connected to the bench database: the API's (otherBackendPids). */
 async function backendPids(dbUrl: string): Promise<number[]> {
   const c = await connect(dbUrl);
   try {
-    const r = await c.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    );
-    return r.rows.map((row) => row.pid);
+    return await otherBackendPids(c);
   } finally {
     await c.end();
   }

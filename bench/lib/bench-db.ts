@@ -67,3 +67,14 @@ export async function totalBytes(client: Client, relations: string[]): Promise<n
   );
   return Number(r.rows[0]?.b ?? 0);
 }
+
+/**
+ * Backends connected to the client's database other than the client's own: a part's PostgreSQL CPU, without
+ * other work on a shared server (every postgres process would count that too).
+ */
+export async function otherBackendPids(c: Client): Promise<number[]> {
+  const r = await c.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  return r.rows.map((row) => row.pid);
+}

@@ -15,7 +15,7 @@ import { createDb } from "../../src/shared/db";
 import { playersOf } from "../../src/simulator/content";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import type { BenchOptions } from "../lib/args";
-import { connect, createBenchDb } from "../lib/bench-db";
+import { connect, createBenchDb, otherBackendPids } from "../lib/bench-db";
 import { CpuMeter } from "../lib/procs";
 import { mib, num, seconds, table, type PartResult } from "../lib/report";
 
@@ -85,15 +85,6 @@ interface PoolRun {
   sameVerdicts: boolean | null;
 }
 
-/** Backend pids connected to the database, apart from `exceptPid`. */
-async function backendPids(c: Client, database: string, exceptPid: number): Promise<number[]> {
-  const rows = await c.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2",
-    [database, exceptPid],
-  );
-  return rows.rows.map((r) => r.pid);
-}
-
 async function generatePool(c: Client, servers: number): Promise<void> {
   const hosts = Array.from(
     { length: Math.ceil(servers / SERVERS_PER_HOST) },
@@ -147,7 +138,8 @@ async function measurePool(
     let started = performance.now();
     let beforeIds: Set<string> | null = null;
     let beforeOutcome = "finished";
-    if (servers > BASELINE_MAX_SERVERS) beforeOutcome = "not run above 100,000 servers";
+    if (servers > BASELINE_MAX_SERVERS)
+      beforeOutcome = `not run above ${num(BASELINE_MAX_SERVERS)} servers`;
     else
       try {
         log(`shared-names ${num(servers)}: the baseline statement`);
@@ -177,7 +169,7 @@ async function measurePool(
     log(`shared-names ${num(servers)}: the rule as it runs now`);
     const crawlId = await openBenchCrawl(c, since);
     await db.$queryRaw`SELECT 1`;
-    const pids = await backendPids(c, benchDb.name, ownPid);
+    const pids = await otherBackendPids(c);
     const meter = new CpuMeter(() => pids);
     const heapBefore = process.memoryUsage().heapUsed;
     let heapPeak = heapBefore;
