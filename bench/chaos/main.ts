@@ -253,6 +253,8 @@ async function main(): Promise<number> {
     // Each simulator process puts thousands of servers on its one loopback address: not a farm of fakes.
     FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
     CRAWL_INTERVAL_MS: String(options.intervalMs),
+    // Each crawl lists, then queries what it listed: the losses are counted per listing crawl.
+    QUERY_FROM_INDEX: "0",
     MIGRATE_ON_START: "false",
     API_HOST: "127.0.0.1",
     API_PORT: String(apiPort),

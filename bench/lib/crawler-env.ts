@@ -29,6 +29,8 @@ export function crawlerEnv(
     ADDRESS_ALLOW_LIST: "127.0.0.0/8",
     LOG_LEVEL: input.logLevel ?? "warn",
     MIGRATE_ON_START: "false",
+    // The parts measure a crawl that lists, then queries what it listed; the cadence part sets 1.
+    QUERY_FROM_INDEX: "0",
     ...settings,
   };
 }

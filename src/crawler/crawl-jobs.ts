@@ -112,6 +112,7 @@ export interface CrawlSettings {
   /**
    * QUERY_FROM_INDEX: the index source queries every known server, so the other sources' crawls only list
    * (and query what they find that was never queried). A source's `query` option overrides it either way.
+   * The process default is on (src/shared/config.ts); absent here, crawls list and query.
    * @defaultValue false
    */
   queryFromIndex?: boolean;
@@ -122,7 +123,7 @@ export type CrawlMode = "index" | "listing-only" | "list-and-query";
 /**
  * What a crawl of the source queries: `index`, every known server (the index source); `listing-only`, only
  * the servers its listing found that were never queried (the index source re-queries the rest); and
- * `list-and-query`, everything its listing found (the behaviour before the index source, still the default).
+ * `list-and-query`, everything its listing found (every crawl with QUERY_FROM_INDEX=0, and `gsindex crawl --once`).
  */
 export function crawlModeOf(
   source: Pick<SourceRecord, "kind" | "options">,

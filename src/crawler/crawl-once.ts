@@ -90,7 +90,9 @@ export async function runCrawlOnce(o: CrawlOnceOptions): Promise<CrawlProgress> 
     backoffMs: Math.min(o.config.jobBackoffMs, 2000),
   });
   const deps = buildCrawlDeps({
-    config: o.config,
+    // A one-off crawl queries what it lists (QUERY_FROM_INDEX off): no index crawl follows it to query the
+    // servers it already knew. The index source itself still queries every known server.
+    config: { ...o.config, queryFromIndex: false },
     db: o.db,
     logger: o.logger,
     sink: runner,

@@ -29,6 +29,8 @@ export type ApiConfig = Pick<
   | "queuePrefix"
   | "historyRawDays"
   | "crawlIntervalMs"
+  | "queryFromIndex"
+  | "queryIntervalMs"
 > &
   // The address policy addServer / addSource answer by; absent: nothing is allow-listed (as the crawler's default).
   Partial<Pick<Config, "addressAllowList">>;

@@ -195,12 +195,16 @@ const SETTINGS = {
   ),
   crawlIntervalMs: fromEnv("CRAWL_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
   /**
-   * 1: the built-in `index` source queries every known server each QUERY_INTERVAL_MS and the other sources only
-   * list (docs/crawler.md, "Cadence"); 0: each source's crawl queries what it lists.
+   * 1 (the default): the built-in `index` source queries every known server each QUERY_INTERVAL_MS and the
+   * other sources only list, so a paced master's long listing does not stretch the query interval
+   * (docs/crawler.md, "Cadence"); 0: each source's crawl queries what it lists.
    */
-  queryFromIndex: fromEnv("QUERY_FROM_INDEX", bool.default(false)),
-  /** Interval of the index source's crawls (QUERY_FROM_INDEX): how often a known server is queried. */
-  queryIntervalMs: fromEnv("QUERY_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).default(300_000)),
+  queryFromIndex: fromEnv("QUERY_FROM_INDEX", bool.default(true)),
+  /**
+   * Interval of the index source's crawls (QUERY_FROM_INDEX): how often a known server is queried. Unset, it
+   * is CRAWL_INTERVAL_MS, so that one setting still says how often a server is queried (loadConfig fills it).
+   */
+  queryIntervalMs: fromEnv("QUERY_INTERVAL_MS", int(1000, 7 * 24 * 3600 * 1000).optional()),
   /**
    * Query batch jobs a worker process holds at once. A job keeps its place until its slowest server is done
    * (a silent one costs the whole timeout), and waits for a free query slot before it sends anything
@@ -315,7 +319,9 @@ const configSchema = z.object(
   },
 );
 
-export type Config = z.output<typeof configSchema>;
+export type Config = Omit<z.output<typeof configSchema>, "queryIntervalMs"> & {
+  queryIntervalMs: number;
+};
 
 /** The environment variables gsindex reads (docker-compose.yml may set only these). */
 export const CONFIG_VARIABLES: readonly string[] = Object.values(SETTINGS).map(
@@ -361,10 +367,23 @@ export function loadConfig(
     });
     throw new ConfigError(problems);
   }
-  const config = parsed.data;
+  const config: Config = {
+    ...parsed.data,
+    queryIntervalMs: parsed.data.queryIntervalMs ?? parsed.data.crawlIntervalMs,
+  };
   if (config.apiErrorStacks && config.production)
     throw new ConfigError([
       "API_ERROR_STACKS: stack traces are never sent to clients in production (NODE_ENV=production)",
     ]);
   return Object.freeze(config);
+}
+
+/**
+ * How often a known server is queried, so how far apart its samples are: the index source's interval with
+ * QUERY_FROM_INDEX, else its source's crawl interval (CRAWL_INTERVAL_MS for the configured sources).
+ */
+export function sampleIntervalMs(
+  config: Pick<Config, "queryFromIndex" | "queryIntervalMs" | "crawlIntervalMs">,
+): number {
+  return config.queryFromIndex ? config.queryIntervalMs : config.crawlIntervalMs;
 }

@@ -18,6 +18,7 @@ import {
   type QueueStore,
 } from "../../src/crawler/queues";
 import { buildCrawlDeps } from "../../src/crawler/runtime";
+import { upsertIndexSource } from "../../src/crawler/scheduler";
 import { startWorkers, type RunningWorkers } from "../../src/crawler/workers";
 import { loadConfig, type Config } from "../../src/shared/config";
 import { silentLogger } from "../../src/shared/logger";
@@ -83,6 +84,8 @@ function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
       JOB_BACKOFF_MS: "200",
       MIGRATE_ON_START: "0",
       LOG_LEVEL: "warn",
+      // Each crawl here lists, then queries what it listed; querying from the index is cadence.int's.
+      QUERY_FROM_INDEX: "0",
     };
     config = loadConfig(env);
     queues = createCrawlQueues({
@@ -287,8 +290,13 @@ function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
   );
 
   (BUILT ? it : it.skip)("gsindex crawl --once shows progress and totals", async () => {
-    const child = spawn(process.execPath, [CLI, "crawl", "--once", "--source", "sim-master"], {
-      env: { ...childEnv(), LOG_LEVEL: "debug" },
+    // With the default settings (QUERY_FROM_INDEX on), as after a `gsindex serve`: the `index` source exists,
+    // and a one-off crawl still queries every server it lists, known or not, and crawls no source twice.
+    await upsertIndexSource(t.db, { enabled: true, intervalMs: 300_000 });
+    const defaults: NodeJS.ProcessEnv = { ...childEnv(), LOG_LEVEL: "debug" };
+    delete defaults.QUERY_FROM_INDEX;
+    const child = spawn(process.execPath, [CLI, "crawl", "--once"], {
+      env: defaults,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -307,6 +315,7 @@ function crawlEndToEnd(backend: QueueBackend, redisUrl: string | null): void {
     expect(out).toMatch(
       /sim-master crawl sim-master-\d+: 2000 listed, 2000 queried, \d+ answered, \d+ failed, 2000 samples written in/,
     );
+    expect(out.match(/^\S+ crawl \S+: \d+ listed/gm)).toHaveLength(1);
   });
 }
 

@@ -34,7 +34,7 @@ describe("serve (scheduler + worker)", () => {
     await t?.drop();
   });
 
-  it("schedules every configured source and crawls it repeatedly", async () => {
+  it("schedules every configured source and the index, and queries the servers from the index", async () => {
     const prefix = `gsindex-test-${randomBytes(4).toString("hex")}`;
     const config = loadConfig({
       DATABASE_URL: t.url,
@@ -42,6 +42,8 @@ describe("serve (scheduler + worker)", () => {
       GSINDEX_QUEUE_PREFIX: prefix,
       ADDRESS_ALLOW_LIST: "127.0.0.0/8",
       MIGRATE_ON_START: "0",
+      // QUERY_FROM_INDEX is left to its default (on), and QUERY_INTERVAL_MS to this.
+      CRAWL_INTERVAL_MS: "1000",
       MASTER_SOURCES: JSON.stringify([
         {
           name: "fixed",
@@ -60,17 +62,29 @@ describe("serve (scheduler + worker)", () => {
       jobBackoffMs: 0,
     });
     try {
+      const finished = (name: string) =>
+        t.db.crawl.findMany({
+          where: { finishedAt: { not: null }, source: { name } },
+          orderBy: { id: "asc" },
+        });
       await waitFor(
-        "two finished crawls",
-        async () => (await t.db.crawl.count({ where: { finishedAt: { not: null } } })) >= 2,
+        "two finished crawls of each source",
+        async () => (await finished("fixed")).length >= 2 && (await finished("index")).length >= 2,
         { timeoutMs: 40_000, intervalMs: 200 },
       );
-      expect(
-        await t.db.crawl.count({ where: { finishedAt: { not: null } } }),
-      ).toBeGreaterThanOrEqual(2);
       expect(await t.db.gameServer.count({ where: { status: "ONLINE" } })).toBe(5);
       const schedulers = (await queues.crawl.getJobSchedulers()).map((s) => s.key).sort();
-      expect(schedulers).toEqual(["retention", "sweep-fixed"]);
+      expect(schedulers).toEqual(["retention", "sweep-fixed", "sweep-index"]);
+      // The listing queries a server only while it is new (unless an index crawl got to it first); the index
+      // crawls query every known one, so each server has a sample from its discovery and from an index crawl.
+      const listings = await finished("fixed");
+      expect(listings.reduce((n, c) => n + c.queried, 0)).toBeLessThanOrEqual(5);
+      expect(listings.at(-1)!.queried).toBe(0);
+      const indexCrawls = await finished("index");
+      expect(indexCrawls.some((c) => c.queried === 5 && c.answered === 5)).toBe(true);
+      const perServer = await t.db.serverSample.groupBy({ by: ["gameServerId"], _count: true });
+      expect(perServer).toHaveLength(5);
+      for (const s of perServer) expect(s._count).toBeGreaterThanOrEqual(2);
     } finally {
       await service.stop();
       await queues.crawl.obliterate({ force: true }).catch(() => undefined);

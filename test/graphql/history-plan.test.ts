@@ -13,7 +13,7 @@ const settings = {
   now,
   rawWindowMs: 7 * DAY_MS,
   rawMaxRangeMs: 48 * HOUR_MS,
-  crawlIntervalMs: 300_000,
+  sampleIntervalMs: 300_000,
 };
 const ago = (ms: number) => new Date(now.getTime() - ms);
 const argOf = (f: () => unknown): unknown => {
@@ -39,7 +39,7 @@ describe("planHistory", () => {
     ]) {
       const plan = planHistory({ from: ago(range), to: now }, settings);
       const points =
-        plan.resolution === R.RAW ? range / settings.crawlIntervalMs : range / plan.bucketMs;
+        plan.resolution === R.RAW ? range / settings.sampleIntervalMs : range / plan.bucketMs;
       expect(points).toBeLessThanOrEqual(AUTO_TARGET_POINTS);
       expect(points).toBeGreaterThanOrEqual(range <= DAY_MS ? 1 : 24);
     }

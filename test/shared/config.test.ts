@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from "../../src/shared/config";
+import { ConfigError, loadConfig, sampleIntervalMs } from "../../src/shared/config";
 
 describe("loadConfig", () => {
   it("has working defaults", () => {
@@ -10,6 +10,26 @@ describe("loadConfig", () => {
     expect(c.masterSources).toEqual([]);
     expect(c.addressAllowList).toEqual([]);
     expect(c.roles).toEqual(["api", "scheduler", "worker", "management"]);
+  });
+
+  it("queries known servers from the index by default, as often as CRAWL_INTERVAL_MS says", () => {
+    expect(loadConfig({})).toMatchObject({ queryFromIndex: true, queryIntervalMs: 300_000 });
+    expect(sampleIntervalMs(loadConfig({}))).toBe(300_000);
+    // One setting still says how often a server is queried, unless QUERY_INTERVAL_MS says otherwise.
+    const crawlMinute = loadConfig({ CRAWL_INTERVAL_MS: "60000" });
+    expect(crawlMinute.queryIntervalMs).toBe(60_000);
+    expect(sampleIntervalMs(crawlMinute)).toBe(60_000);
+    const split = loadConfig({ CRAWL_INTERVAL_MS: "1800000", QUERY_INTERVAL_MS: "120000" });
+    expect(split).toMatchObject({ crawlIntervalMs: 1_800_000, queryIntervalMs: 120_000 });
+    expect(sampleIntervalMs(split)).toBe(120_000);
+    // Off, a server is queried once per crawl of its source.
+    const off = loadConfig({
+      QUERY_FROM_INDEX: "0",
+      CRAWL_INTERVAL_MS: "1800000",
+      QUERY_INTERVAL_MS: "120000",
+    });
+    expect(off.queryFromIndex).toBe(false);
+    expect(sampleIntervalMs(off)).toBe(1_800_000);
   });
 
   it("parses sources and the allow-list", () => {

@@ -20,7 +20,8 @@ const command = defineCommand({
   usage: `usage: gsindex crawl --once [--source ID|NAME] [--master HOST:PORT [--rate N]] [--simulate N] [--json]
 
 Runs one crawl in the foreground and exits (PostgreSQL needed, Redis not).
-  --source ID|NAME  crawl this source only (default: every enabled source, one after another)
+  --source ID|NAME  crawl this source only (default: every enabled source, one after another;
+                    'index' queries every known server without listing)
   --master H:P      crawl this Valve master (added as source 'master-<host>-<port>')
   --rate N          requests per minute to that master (default 20; 0 = unpaced, simulators only)
   --simulate N      start N simulated servers and a simulated master on loopback and crawl them
@@ -138,9 +139,14 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
       }
       sourceIds = [s.id];
     } else {
-      sourceIds = (
-        await db.masterSource.findMany({ where: { enabled: true }, orderBy: { id: "asc" } })
-      ).map((s) => s.id);
+      sourceIds =
+        // The index source (`--source index` queries every known server) would query each server twice.
+        (
+          await db.masterSource.findMany({
+            where: { enabled: true, kind: { not: "INDEX" } },
+            orderBy: { id: "asc" },
+          })
+        ).map((s) => s.id);
       if (sourceIds.length === 0) {
         io.stderr.write(
           "gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n",

@@ -2,6 +2,7 @@
 import "reflect-metadata";
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { Prisma } from "../../generated/prisma/client";
+import { sampleIntervalMs } from "../../shared/config";
 import { Arg, Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { DEFAULT_PAGE_SIZE } from "../api-config";
 import { PageInfo, toPageRequest } from "../common/connection";
@@ -26,7 +27,7 @@ export function historySettings(ctx: ApiContext) {
     now: ctx.now,
     rawWindowMs: ctx.config.historyRawDays * DAY_MS,
     rawMaxRangeMs: ctx.config.apiRawHistoryMaxHours * HOUR_MS,
-    crawlIntervalMs: ctx.config.crawlIntervalMs,
+    sampleIntervalMs: sampleIntervalMs(ctx.config),
   };
 }
 

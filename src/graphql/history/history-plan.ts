@@ -32,10 +32,10 @@ export interface HistoryPlan<R extends ReadResolution = ReadResolution> {
   to: Date;
 }
 
-/** Width of one point as src/history reads it at this resolution (RAW: one crawl interval). */
-export function nativeStepMs(plan: HistoryPlan, crawlIntervalMs: number): number {
+/** Width of one point as src/history reads it at this resolution (RAW: one sample interval). */
+export function nativeStepMs(plan: HistoryPlan, sampleIntervalMs: number): number {
   return plan.resolution === HistoryResolution.RAW
-    ? crawlIntervalMs
+    ? sampleIntervalMs
     : plan.resolution === HistoryResolution.HOUR
       ? HOUR_MS
       : DAY_MS;
@@ -47,7 +47,8 @@ export interface HistorySettings {
   rawWindowMs: number;
   /** Longest range a RAW request may ask for. */
   rawMaxRangeMs: number;
-  crawlIntervalMs: number;
+  /** How far apart a server's samples are (sampleIntervalMs in src/shared/config.ts). */
+  sampleIntervalMs: number;
 }
 
 const HOUR_STEPS = [1, 2, 3, 4, 6, 8, 12];
@@ -137,7 +138,7 @@ export function planHistory(
         rawAllowed &&
         from.getTime() >= rawStart &&
         rangeMs <= settings.rawMaxRangeMs &&
-        rangeMs / settings.crawlIntervalMs <= AUTO_TARGET_POINTS;
+        rangeMs / settings.sampleIntervalMs <= AUTO_TARGET_POINTS;
       if (rawFits) return { resolution: HistoryResolution.RAW, bucketMs: 0, from, to };
       return { ...autoBucket(rangeMs), from, to };
     }

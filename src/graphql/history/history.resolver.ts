@@ -20,6 +20,7 @@ import {
   type PopulationDimensionName as PopulationDimension,
 } from "../../history/population";
 import { mapTimeline } from "../../history/server-history";
+import { sampleIntervalMs } from "../../shared/config";
 import {
   rebucketHistory,
   rebucketPopulation,
@@ -35,7 +36,7 @@ export class ServerHistoryResolver {
   @FieldResolver(() => [HistoryPoint], { complexity: 10 })
   async points(@Root() history: ServerHistory, @Ctx() ctx: ApiContext): Promise<HistoryPoint[]> {
     const key = { gameServerId: history.gameServerId, plan: history.plan };
-    const nativeMs = nativeStepMs(history.plan, ctx.config.crawlIntervalMs);
+    const nativeMs = nativeStepMs(history.plan, sampleIntervalMs(ctx.config));
     // Buckets wider than the stored slot are merged by PostgreSQL: a 30-day chart reads ~240 rows, not 720 slots.
     if (history.plan.bucketMs > nativeMs)
       return (await ctx.loaders.historyBuckets.load(key)).map(toApiPoint);
@@ -53,7 +54,7 @@ export class ServerHistoryResolver {
       gameServerId: history.gameServerId,
       plan: history.plan,
     });
-    return mapTimeline(native, nativeStepMs(history.plan, ctx.config.crawlIntervalMs)).map((s) =>
+    return mapTimeline(native, nativeStepMs(history.plan, sampleIntervalMs(ctx.config))).map((s) =>
       Object.assign(new MapSpan(), s),
     );
   }
@@ -141,7 +142,7 @@ export class PopulationResolver {
       resolution: plan.resolution,
       withSuspectedFakes: !excludeSuspectedFakes,
     };
-    const nativeMs = nativeStepMs(plan, ctx.config.crawlIntervalMs);
+    const nativeMs = nativeStepMs(plan, sampleIntervalMs(ctx.config));
     const points =
       plan.bucketMs > nativeMs
         ? (

@@ -42,6 +42,8 @@ export function testApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
     queuePrefix: `gsindex-test-${process.pid}-${Date.now().toString(36)}`,
     historyRawDays: 7,
     crawlIntervalMs: 300_000,
+    queryFromIndex: true,
+    queryIntervalMs: 300_000,
     ...overrides,
   };
 }
