@@ -24,6 +24,7 @@ import {
   cpuMsByName,
   cpuMsOf,
   currentRssBytes,
+  machineBusyMs,
   peakRssBytes,
   treePids,
 } from "../lib/procs";
@@ -98,15 +99,6 @@ function udpCounters(): { inErrors: number; rcvbufErrors: number } {
   const values = (lines[1] ?? "").split(/\s+/).slice(1).map(Number);
   const get = (name: string): number => values[names.indexOf(name)] ?? 0;
   return { inErrors: get("InErrors"), rcvbufErrors: get("RcvbufErrors") };
-}
-
-/** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
-function machineBusyMs(): number {
-  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
-  const f = line.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (f[3] ?? 0) + (f[4] ?? 0);
-  const total = f.reduce((a, b) => a + b, 0);
-  return ((total - idle) * 1000) / 100;
 }
 
 export async function crawlOnce(

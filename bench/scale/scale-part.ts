@@ -21,7 +21,14 @@ import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from "../lib/child";
-import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from "../lib/procs";
+import {
+  CpuMeter,
+  cpuMsByName,
+  cpuMsOf,
+  machineBusyMs,
+  peakRssBytes,
+  treePids,
+} from "../lib/procs";
 import { mib, num, seconds, table, type PartResult } from "../lib/report";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { createCrawlQueues, enqueueCrawl } from "../../src/crawler/queues";
@@ -125,15 +132,6 @@ export interface ScaleRun {
   loadBefore: number[];
   loadAfter: number[];
   error?: string;
-}
-
-/** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
-function machineBusyMs(): number {
-  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
-  const f = line.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (f[3] ?? 0) + (f[4] ?? 0);
-  const total = f.reduce((a, b) => a + b, 0);
-  return ((total - idle) * 1000) / 100;
 }
 
 function loadAverage(): number[] {
