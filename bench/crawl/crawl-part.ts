@@ -4,8 +4,9 @@
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import type { Client } from "pg";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
@@ -19,24 +20,19 @@ import {
   summariseProfile,
   type ProfileSummary,
 } from "../lib/profile";
-import {
-  CpuMeter,
-  cpuMsByName,
-  cpuMsOf,
-  currentRssBytes,
-  machineBusyMs,
-  peakRssBytes,
-  treePids,
-} from "../lib/procs";
+import { currentRssBytes, peakRssBytes, treePids } from "../lib/procs";
 import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { startSimulator } from "../lib/simulator";
 import { startSimValveMaster } from "../../src/simulator/master";
 import { behaviourOf } from "../../src/simulator/make-fleet";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { CrawlMeters, untilCrawlCloses, windowOf, type CrawlWindow } from "./crawl-window";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
+const SOURCE_NAME = "bench-master";
 /** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
 const TARGET_COST_RATIO = 2;
 /** Crawler peak RSS at 100,000 servers at most this multiple of its peak at 10,000. */
@@ -44,39 +40,24 @@ const TARGET_RSS_GROWTH = 1.3;
 /** Servers of the crawled fleet the bare query library queries after the crawl (CPU per server does not depend on the fleet's size). */
 const BARE_QUERY_SERVERS = 20_000;
 
-export interface CrawlRun {
+export interface CrawlRun extends CrawlWindow {
   servers: number;
   /** The checkout whose crawler ran (another build given by --crawl-baseline), null for this one. */
   baseline: string | null;
   /** Crawler settings changed from the defaults (none for the default runs). */
   settings: Record<string, string>;
   simulatorProcesses: number;
-  finished: boolean;
-  wallMs: number;
-  dbMs: number;
-  listed: number;
-  queried: number;
-  answered: number;
-  failed: number;
-  written: number;
   expectedAnswering: number;
   /** Servers of the fleet that hold a query up: silent (a timeout), slow (delayed replies), lossy (re-sends). */
   fleetOdd: { silent: number; slow: number; lossy: number };
   statesMatching: number;
   rows: Record<string, number>;
   bytesWritten: number;
-  crawlerCpuMs: number;
   crawlerPeakRssBytes: number;
   /** Crawler RSS when the crawl had just started (loaded, connected, nothing queried yet). */
   crawlerStartRssBytes: number;
-  simulatorCpuMs: number;
-  postgresCpuMs: number;
-  redisCpuMs: number;
-  machineCpuMs: number;
   /** Job attempts that failed ('job failed: retried' and 'job failed for good' in the crawler's log). */
   failedAttempts: number;
-  /** UDP datagrams the kernel dropped on this machine during the crawl because a receive buffer was full. */
-  udpRcvbufErrors: number;
   /** Why queries failed: last_error codes of the servers, most frequent first. */
   failures: Array<{ code: string; servers: number }>;
   /**
@@ -90,15 +71,59 @@ export interface CrawlRun {
   heapRssBytes?: number;
 }
 
-/** The kernel's UDP counters (all sockets of the machine): datagrams dropped for a full receive buffer. */
-function udpCounters(): { inErrors: number; rcvbufErrors: number } {
-  const lines = readFileSync("/proc/net/snmp", "utf8")
-    .split("\n")
-    .filter((l) => l.startsWith("Udp:"));
-  const names = (lines[0] ?? "").split(/\s+/).slice(1);
-  const values = (lines[1] ?? "").split(/\s+/).slice(1).map(Number);
-  const get = (name: string): number => values[names.indexOf(name)] ?? 0;
-  return { inErrors: get("InErrors"), rcvbufErrors: get("RcvbufErrors") };
+type Written = Pick<CrawlRun, "rows" | "failures" | "bytesWritten" | "statesMatching">;
+
+/** What the crawls so far wrote: rows per table, why servers failed, bytes, states that match the fleet. */
+async function writtenSoFar(
+  c: Client,
+  specs: SimServerSpec[],
+  sizeBefore: number,
+): Promise<Written> {
+  const count1 = async (sql: string): Promise<number> =>
+    Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
+  const rows: Record<string, number> = {};
+  for (const t of [
+    "game_server",
+    "server_sample",
+    "server_day",
+    "population_rollup",
+    "crawl",
+    "crawl_run",
+    "crawl_batch",
+  ])
+    rows[t] = await count1(`SELECT count(*)::text AS n FROM ${t}`);
+  const failures = (
+    await c.query<{ code: string; n: string }>(
+      "SELECT COALESCE(last_error, '?') AS code, count(*)::text AS n FROM game_server WHERE status <> 'ONLINE' GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
+    )
+  ).rows.map((r) => ({ code: r.code, servers: Number(r.n) }));
+  const sizeAfter = await databaseBytes(c);
+  const expected = JSON.stringify(
+    specs.filter(answers).map((s) => ({
+      address: s.host,
+      port: s.queryPort,
+      name: s.state.name,
+      map: s.state.map,
+      players: Math.min(s.state.players, 255),
+    })),
+  );
+  const statesMatching = await count1(
+    `SELECT count(*)::text AS n FROM game_server g JOIN jsonb_to_recordset('${expected.replace(/'/g, "''")}'::jsonb) AS x(address text, port int, name text, map text, players int)
+       ON g.address = x.address AND g.query_port = x.port WHERE g.status = 'ONLINE' AND g.name = x.name AND g.map = x.map AND g.players = x.players`,
+  );
+  return { rows, failures, bytesWritten: sizeAfter - sizeBefore, statesMatching };
+}
+
+function answers(s: SimServerSpec): boolean {
+  const b = behaviourOf(s);
+  return !b.silent && !b.malformed;
+}
+
+async function databaseBytes(c: Client): Promise<number> {
+  return Number(
+    (await c.query<{ s: string }>("SELECT pg_database_size(current_database())::text AS s")).rows[0]
+      ?.s ?? 0,
+  );
 }
 
 export async function crawlOnce(
@@ -131,23 +156,16 @@ export async function crawlOnce(
   const c = await connect(db.url);
   let crawler: ReturnType<typeof spawnNode> | null = null;
   try {
-    const sizeBefore = Number(
-      (await c.query<{ s: string }>("SELECT pg_database_size(current_database())::text AS s"))
-        .rows[0]?.s ?? 0,
-    );
+    const sizeBefore = await databaseBytes(c);
     const simPids = sim.child.pid === undefined ? [] : treePids(sim.child.pid);
-    const simMeter = new CpuMeter(() => simPids);
-    const pgMeter = new CpuMeter(() => cpuMsByName("postgres").pids);
-    const redisMeter = new CpuMeter(() => cpuMsByName("redis-server").pids);
-    const machineBefore = machineBusyMs();
-    const udpBefore = udpCounters();
+    const meters = new CrawlMeters(simPids, null);
     const env = crawlerEnv(
       {
         databaseUrl: db.url,
         redisUrl,
         prefix,
         master: {
-          name: "bench-master",
+          name: SOURCE_NAME,
           host: master.address.host,
           port: master.address.port,
           intervalMs: 3_600_000,
@@ -172,120 +190,66 @@ export async function crawlOnce(
     let heapRssBytes: number | undefined;
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
-    crawler = spawnNode(
+    const proc = spawnNode(
       path.join(baseline ?? repoRoot(), "bin", "gsindex.js"),
       ["serve", "--role", "scheduler", "--role", "worker"],
       { env, nodeArgs, raiseFileLimit: true },
     );
-    crawler.stdout?.resume();
+    crawler = proc;
+    proc.stdout?.resume();
     let stderrTail = "";
     let stderrLine = "";
     let failedAttempts = 0;
-    crawler.stderr?.on("data", (chunk: Buffer) => {
+    proc.stderr?.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString()).slice(-4000);
       const lines = (stderrLine + chunk.toString()).split("\n");
       stderrLine = lines.pop() ?? "";
       failedAttempts += lines.filter((l) => l.includes('"msg":"job failed')).length;
     });
-    const crawlerPid = crawler.pid as number;
-    let row:
-      | {
-          started_at: Date;
-          finished_at: Date | null;
-          listed: number;
-          queried: number;
-          answered: number;
-          failed: number;
-          written: number;
-        }
-      | undefined;
+    const crawlerPid = proc.pid as number;
+    const checkCrawler = (): void => {
+      if (proc.exitCode !== null)
+        throw new Error(`the crawler exited (${proc.exitCode}): ${stderrTail}`);
+    };
     let peakRss = 0;
     let startRss = NaN;
-    let lastLog = 0;
-    while (performance.now() - started < CRAWL_DEADLINE_MS) {
-      await new Promise((r) => setTimeout(r, 250));
-      if (crawler.exitCode !== null)
-        throw new Error(`the crawler exited (${crawler.exitCode}): ${stderrTail}`);
-      peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
-      simMeter.sample();
-      pgMeter.sample();
-      redisMeter.sample();
-      row = (
-        await c.query(
-          "SELECT started_at, finished_at, listed, queried, answered, failed, written FROM crawl ORDER BY id LIMIT 1",
-        )
-      ).rows[0];
-      if (row && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
-      if (row?.finished_at) break;
-      // Half way through, RSS is near its peak: ask the profiled crawler for a heap snapshot.
-      if (profileDir && heapRssBytes === undefined && row && row.queried >= count / 2) {
-        heapRssBytes = currentRssBytes(crawlerPid);
-        process.kill(crawlerPid, "SIGUSR2");
-      }
-      if (performance.now() - lastLog > 10_000) {
-        lastLog = performance.now();
-        log(
-          `crawl ${num(count)}: ${row ? `listed ${row.listed}, queried ${row.queried}, written ${row.written}` : "no crawl yet"} after ${seconds(performance.now() - started, 0)}`,
-        );
-      }
-    }
-    const wallMs = performance.now() - started;
-    const crawlerCpuMs = cpuMsOf(treePids(crawlerPid));
+    const row = await untilCrawlCloses(
+      c,
+      "0",
+      started,
+      CRAWL_DEADLINE_MS,
+      (r) => {
+        checkCrawler();
+        peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
+        meters.sample();
+        if (r && Number.isNaN(startRss)) startRss = currentRssBytes(crawlerPid);
+        // Half way through, RSS is near its peak: ask the profiled crawler for a heap snapshot.
+        if (
+          profileDir &&
+          heapRssBytes === undefined &&
+          r &&
+          !r.finished_at &&
+          r.queried >= count / 2
+        ) {
+          heapRssBytes = currentRssBytes(crawlerPid);
+          process.kill(crawlerPid, "SIGUSR2");
+        }
+      },
+      (line) => log(`crawl ${num(count)}: ${line}`),
+    );
+    const discovery = windowOf(row, performance.now() - started, meters.read(crawlerPid));
     peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
-    const simulatorCpuMs = simMeter.usedMs();
-    const postgresCpuMs = pgMeter.usedMs();
-    const redisCpuMs = redisMeter.usedMs();
-    const machineCpuMs = machineBusyMs() - machineBefore;
-    const udpRcvbufErrors = udpCounters().rcvbufErrors - udpBefore.rcvbufErrors;
-    await stopChild(crawler, 20_000);
+    await stopChild(proc, 20_000);
     crawler = null;
     const bare = await queryBare(path.join(outDir, `crawl-fleet-${count}.json`), count, log);
+    const written = await writtenSoFar(c, sim.specs, sizeBefore);
 
-    const count1 = async (sql: string): Promise<number> =>
-      Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
-    const rows: Record<string, number> = {};
-    for (const t of [
-      "game_server",
-      "server_sample",
-      "server_day",
-      "population_rollup",
-      "crawl",
-      "crawl_run",
-      "crawl_batch",
-    ])
-      rows[t] = await count1(`SELECT count(*)::text AS n FROM ${t}`);
-    const failures = (
-      await c.query<{ code: string; n: string }>(
-        "SELECT COALESCE(last_error, '?') AS code, count(*)::text AS n FROM game_server WHERE status <> 'ONLINE' GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
-      )
-    ).rows.map((r) => ({ code: r.code, servers: Number(r.n) }));
-    const sizeAfter = Number(
-      (await c.query<{ s: string }>("SELECT pg_database_size(current_database())::text AS s"))
-        .rows[0]?.s ?? 0,
-    );
-    const answering = sim.specs.filter((s) => {
-      const b = behaviourOf(s);
-      return !b.silent && !b.malformed;
-    });
     const behaviours = sim.specs.map((s) => behaviourOf(s));
     const fleetOdd = {
       silent: behaviours.filter((b) => b.silent).length,
       slow: behaviours.filter((b) => b.delayMs > 0).length,
       lossy: behaviours.filter((b) => b.lossRate > 0).length,
     };
-    const expected = JSON.stringify(
-      answering.map((s) => ({
-        address: s.host,
-        port: s.queryPort,
-        name: s.state.name,
-        map: s.state.map,
-        players: Math.min(s.state.players, 255),
-      })),
-    );
-    const statesMatching = await count1(
-      `SELECT count(*)::text AS n FROM game_server g JOIN jsonb_to_recordset('${expected.replace(/'/g, "''")}'::jsonb) AS x(address text, port int, name text, map text, players int)
-       ON g.address = x.address AND g.query_port = x.port WHERE g.status = 'ONLINE' AND g.name = x.name AND g.map = x.map AND g.players = x.players`,
-    );
     let profile: ProfileSummary | undefined;
     let heap: HeapSummary | undefined;
     if (profileDir) {
@@ -295,33 +259,17 @@ export async function crawlOnce(
       if (snapshot) heap = summariseHeapSnapshot(path.join(profileDir, snapshot));
     }
     return {
+      ...discovery,
       servers: count,
       baseline,
       settings,
       simulatorProcesses: processes,
-      finished: row?.finished_at != null,
-      wallMs,
-      dbMs: row?.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : NaN,
-      listed: row?.listed ?? 0,
-      queried: row?.queried ?? 0,
-      answered: row?.answered ?? 0,
-      failed: row?.failed ?? 0,
-      written: row?.written ?? 0,
-      expectedAnswering: answering.length,
+      expectedAnswering: sim.specs.filter(answers).length,
       fleetOdd,
-      statesMatching,
-      rows,
-      bytesWritten: sizeAfter - sizeBefore,
-      crawlerCpuMs,
+      ...written,
       crawlerPeakRssBytes: peakRss,
       crawlerStartRssBytes: startRss,
-      simulatorCpuMs,
-      postgresCpuMs,
-      redisCpuMs,
-      machineCpuMs,
-      udpRcvbufErrors,
       failedAttempts,
-      failures,
       bare,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
