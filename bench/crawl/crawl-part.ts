@@ -3,6 +3,8 @@
  * servers, each on its own 127.88.r.x address, r one byte per bench run) behind the simulated Valve master (rate limit off), crawled
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
+ * The part's runs then crawl the same source again on the same crawler: the steady crawl, every server
+ * known, which a running index repeats every few minutes for months.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -11,8 +13,10 @@ import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import { benchScript, repoRoot, RUN_OCTET, runChild, spawnNode, stopChild } from "../lib/child";
+import { triggerSourceCrawl, waitForFinishJob } from "../lib/source-crawl";
 import type { ContenderResult } from "../query/contender";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
+import { createCrawlQueues, type CrawlQueues } from "../../src/crawler/queues";
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
 import {
   latestProfile,
@@ -32,6 +36,8 @@ const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
+/** The discovery crawl's close runs the shared-names rule and the roll-up: at most this long before the steady crawl. */
+const FINISH_JOB_DEADLINE_MS = 3 * 60_000;
 const SOURCE_NAME = "bench-master";
 /** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
 const TARGET_COST_RATIO = 2;
@@ -40,6 +46,7 @@ const TARGET_RSS_GROWTH = 1.3;
 /** Servers of the crawled fleet the bare query library queries after the crawl (CPU per server does not depend on the fleet's size). */
 const BARE_QUERY_SERVERS = 20_000;
 
+/** The run's top-level crawl figures are the discovery crawl's. */
 export interface CrawlRun extends CrawlWindow {
   servers: number;
   /** The checkout whose crawler ran (another build given by --crawl-baseline), null for this one. */
@@ -60,6 +67,11 @@ export interface CrawlRun extends CrawlWindow {
   failedAttempts: number;
   /** Why queries failed: last_error codes of the servers, most frequent first. */
   failures: Array<{ code: string; servers: number }>;
+  /**
+   * The second crawl of the same source on the same crawler process, every server known (started once the
+   * discovery crawl's close was done); null when not asked for, or when the discovery did not finish.
+   */
+  steady: CrawlWindow | null;
   /**
    * The bare query library (queryServer of src/protocol, what the crawler calls) over the same fleet,
    * same timeout, re-sends and concurrency, no database: its CPU per server is the floor the crawl's
@@ -133,6 +145,8 @@ export async function crawlOnce(
   profileDir: string | null,
   settings: Record<string, string> = {},
   baseline: string | null = null,
+  /** steady: crawl the source again once the discovery crawl is done, on the same crawler. */
+  { steady = false }: { steady?: boolean } = {},
 ): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.88.${RUN_OCTET}.${i + 1}`);
@@ -154,6 +168,17 @@ export async function crawlOnce(
     port: 0,
   });
   const c = await connect(db.url);
+  // The bench's own queue connection, to start the steady crawl; on the crawler's queue store.
+  const queues = steady
+    ? createCrawlQueues({
+        ...(settings.QUEUE_BACKEND === "postgres"
+          ? { backend: "postgres" as const, databaseUrl: db.url }
+          : { redisUrl }),
+        prefix,
+        jobAttempts: 3,
+        jobBackoffMs: 1000,
+      })
+    : null;
   let crawler: ReturnType<typeof spawnNode> | null = null;
   try {
     const sizeBefore = await databaseBytes(c);
@@ -239,10 +264,33 @@ export async function crawlOnce(
     );
     const discovery = windowOf(row, performance.now() - started, meters.read(crawlerPid));
     peakRss = Math.max(peakRss, peakRssBytes(crawlerPid) || 0);
+    const discoveryFailedAttempts = failedAttempts;
+
+    let written: Written | null = null;
+    let steadyWindow: CrawlWindow | null = null;
+    if (queues && row?.finished_at) {
+      // Its close's shared-names rule and roll-up belong to the discovery crawl, not the steady one.
+      if (!(await waitForFinishJob(queues, row.key, FINISH_JOB_DEADLINE_MS)))
+        log(
+          `crawl ${num(count)}: the discovery crawl's finish job was not done after ${seconds(FINISH_JOB_DEADLINE_MS, 0)}`,
+        );
+      written = await writtenSoFar(c, sim.specs, sizeBefore);
+      log(`crawl ${num(count)}: steady crawl (every server known) on the same crawler`);
+      steadyWindow = await crawlAgain(
+        c,
+        queues,
+        row.id,
+        crawlerPid,
+        simPids,
+        checkCrawler,
+        (line) => log(`crawl ${num(count)} steady: ${line}`),
+      );
+    }
     await stopChild(proc, 20_000);
     crawler = null;
     const bare = await queryBare(path.join(outDir, `crawl-fleet-${count}.json`), count, log);
-    const written = await writtenSoFar(c, sim.specs, sizeBefore);
+    // Without a steady crawl, counted once the crawler has stopped (its close's last work done).
+    written ??= await writtenSoFar(c, sim.specs, sizeBefore);
 
     const behaviours = sim.specs.map((s) => behaviourOf(s));
     const fleetOdd = {
@@ -269,19 +317,48 @@ export async function crawlOnce(
       ...written,
       crawlerPeakRssBytes: peakRss,
       crawlerStartRssBytes: startRss,
-      failedAttempts,
+      failedAttempts: discoveryFailedAttempts,
+      steady: steadyWindow,
       bare,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
     };
   } finally {
     if (crawler) await stopChild(crawler, 20_000);
+    await queues?.close().catch(() => undefined);
     await c.end().catch(() => undefined);
     await master.close();
     await sim.stop();
     await deleteRedisPrefix(redisUrl, prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
   }
+}
+
+/** The source crawled again on the running crawler, measured like the discovery crawl `afterId`. */
+async function crawlAgain(
+  c: Client,
+  queues: CrawlQueues,
+  afterId: string,
+  crawlerPid: number,
+  simPids: number[],
+  checkCrawler: () => void,
+  log: (line: string) => void,
+): Promise<CrawlWindow> {
+  const meters = new CrawlMeters(simPids, crawlerPid);
+  const started = performance.now();
+  await triggerSourceCrawl(queues, (sql, params) => c.query(sql, params), SOURCE_NAME);
+  const row = await untilCrawlCloses(
+    c,
+    afterId,
+    started,
+    CRAWL_DEADLINE_MS,
+    () => {
+      checkCrawler();
+      meters.sample();
+    },
+    log,
+  );
+  return windowOf(row, performance.now() - started, meters.read(crawlerPid));
 }
 
 // The crawler's defaults (src/shared/config.ts), which the bench does not change.
@@ -335,10 +412,16 @@ async function queryBare(
   }
 }
 
-/** Crawler + PostgreSQL CPU per server crawled, as a multiple of the bare library's CPU per server. */
-function costRatio(r: CrawlRun): number {
+/** Crawler + PostgreSQL CPU per server crawled in `w` (by default the discovery crawl), as a multiple of the bare library's. */
+function costRatio(r: CrawlRun, w: CrawlWindow = r): number {
   if (r.bare === null || r.bare.servers === 0) return NaN;
-  return (r.crawlerCpuMs + r.postgresCpuMs) / r.servers / (r.bare.cpuMs / r.bare.servers);
+  return (w.crawlerCpuMs + w.postgresCpuMs) / r.servers / (r.bare.cpuMs / r.bare.servers);
+}
+
+/** The "CPU per server vs the bare query library" cell of crawl `w` of run `r`. */
+function costCell(r: CrawlRun, w: CrawlWindow = r): string {
+  if (r.bare === null) return "not measured";
+  return `crawler ${num(w.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(w.postgresCpuMs / r.servers, 3)} ms vs bare ${num(r.bare.cpuMs / r.bare.servers, 3)} ms (${num(r.bare.servers)} servers, ${num(r.bare.answered)} answered): **${num(costRatio(r, w), 2)}x**`;
 }
 
 /** What limits the crawl, from its own numbers (and the crawler's profile when there is one). */
@@ -370,16 +453,21 @@ export async function runCrawlPart(
     for (const baseline of options.crawlBaseline === null
       ? [null]
       : [options.crawlBaseline, null]) {
-      const run = await crawlOnce(count, outDir, log, null, {}, baseline);
+      // Discovery only for another checkout: its queues and tables may not take this one's start-crawl job.
+      const run = await crawlOnce(count, outDir, log, null, {}, baseline, {
+        steady: baseline === null,
+      });
       log(
-        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
+        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}${run.steady ? `; steady crawl ${run.steady.finished ? "finished" : "NOT finished"} in ${seconds(run.steady.wallMs)}, ${num(run.steady.queried)} queried` : ""}`,
       );
       runs.push(run);
     }
   }
   if (Object.keys(options.crawlTuned).length > 0) {
     const count = Math.max(...options.crawlFleets);
-    const run = await crawlOnce(count, outDir, log, null, options.crawlTuned);
+    const run = await crawlOnce(count, outDir, log, null, options.crawlTuned, null, {
+      steady: true,
+    });
     log(
       `crawl ${num(count)} tuned: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}`,
     );
@@ -394,26 +482,41 @@ export async function runCrawlPart(
     profiled = await crawlOnce(count, outDir, log, dir);
     log(`crawl ${num(count)} (profiled): ${seconds(profiled.wallMs)}`);
   }
-  const rows = runs.map((r) => [
+  const label = (r: CrawlRun): string =>
     `${num(r.servers)}${r.baseline === null ? "" : ` (baseline: ${r.baseline})`}${
       Object.keys(r.settings).length > 0
         ? ` (tuned: ${Object.entries(r.settings)
             .map(([k, v]) => `${k}=${v}`)
             .join(", ")})`
         : ""
-    }`,
+    }`;
+  const rows = runs.map((r) => [
+    label(r),
     r.finished ? `**${seconds(r.wallMs, 1)}**` : `not finished after ${seconds(r.wallMs, 0)}`,
     seconds(r.dbMs, 1),
     `**${num(r.servers / (r.wallMs / 1000))}**`,
     `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(", ") || "none"}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
     `crawler ${seconds(r.crawlerCpuMs, 1)}, simulators ${seconds(r.simulatorCpuMs, 1)}, PostgreSQL ${seconds(r.postgresCpuMs, 1)}, Redis ${seconds(r.redisCpuMs, 1)}; machine ${seconds(r.machineCpuMs, 1)} of ${seconds(r.wallMs * 2, 1)}`,
     `**${mib(r.crawlerPeakRssBytes)}** (${mib(r.crawlerStartRssBytes)} when the crawl started)`,
-    r.bare === null
-      ? "not measured"
-      : `crawler ${num(r.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(r.postgresCpuMs / r.servers, 3)} ms vs bare ${num(r.bare.cpuMs / r.bare.servers, 3)} ms (${num(r.bare.servers)} servers, ${num(r.bare.answered)} answered): **${num(costRatio(r), 2)}x**`,
+    costCell(r),
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
+  const steadyRows = runs.flatMap((r) => {
+    const w = r.steady;
+    if (w === null) return [];
+    return [
+      [
+        label(r),
+        w.finished ? `**${seconds(w.wallMs, 1)}**` : `not finished after ${seconds(w.wallMs, 0)}`,
+        seconds(w.dbMs, 1),
+        `**${num(r.servers / (w.wallMs / 1000))}**`,
+        `${num(w.listed)} listed, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
+        `crawler ${seconds(w.crawlerCpuMs, 1)}, simulators ${seconds(w.simulatorCpuMs, 1)}, PostgreSQL ${seconds(w.postgresCpuMs, 1)}, Redis ${seconds(w.redisCpuMs, 1)}; machine ${seconds(w.machineCpuMs, 1)} of ${seconds(w.wallMs * 2, 1)}`,
+        costCell(r, w),
+      ],
+    ];
+  });
   const defaults = runs.filter((r) => Object.keys(r.settings).length === 0 && r.baseline === null);
   const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
   const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
@@ -423,6 +526,7 @@ export async function runCrawlPart(
       ? big.crawlerPeakRssBytes / small.crawlerPeakRssBytes
       : NaN;
   const ratio = big ? costRatio(big) : NaN;
+  const steadyRatio = big?.steady ? costRatio(big, big.steady) : NaN;
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,
@@ -460,12 +564,21 @@ export async function runCrawlPart(
       met: Number.isFinite(ratio) ? ratio <= TARGET_COST_RATIO : null,
       gap: `${num(ratio / TARGET_COST_RATIO, 2)}x the target`,
     },
+    {
+      what: `crawler + PostgreSQL CPU per server vs the bare query library's in the steady crawl (${num(big?.servers ?? 0)} servers)`,
+      target: `<= ${TARGET_COST_RATIO}x`,
+      measured: `${num(steadyRatio, 2)}x`,
+      met: Number.isFinite(steadyRatio) ? steadyRatio <= TARGET_COST_RATIO : null,
+      gap: `${num(steadyRatio / TARGET_COST_RATIO, 2)}x the target`,
+    },
   ];
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
       "the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. " +
       `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',
+    "",
+    "Discovery crawl (a fresh database: every server new, the crawler process starting included):",
     "",
     table(
       [
@@ -482,6 +595,23 @@ export async function runCrawlPart(
       ],
       rows,
     ),
+    "",
+    "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. With QUERY_FROM_INDEX off (the bench's crawler environment) this crawl lists the master and queries every server again: the crawl a running index repeats every few minutes. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
+    "",
+    steadyRows.length > 0
+      ? table(
+          [
+            "servers",
+            "wall",
+            "in database",
+            "servers/s",
+            "outcome",
+            "CPU",
+            "CPU per server vs the bare query library",
+          ],
+          steadyRows,
+        )
+      : "Not run.",
     "",
     ...verdicts.map(
       (v) =>

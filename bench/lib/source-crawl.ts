@@ -24,3 +24,26 @@ export async function triggerSourceCrawl(
   if (!source) throw new Error(`the scheduler did not create the source ${sourceName}`);
   await enqueueCrawl(queues, source.id);
 }
+
+const FINISH_POLL_MS = 250;
+
+/**
+ * Waits for a closed crawl's finish-crawl job to be done: after the close it runs the shared-names rule and
+ * the roll-up, work that belongs to that crawl and would otherwise be counted in the next one. False when
+ * the job is not done within `timeoutMs`.
+ */
+export async function waitForFinishJob(
+  queues: Pick<CrawlQueues, "crawl">,
+  crawlKey: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  // The job id createQueueSink gives a crawl's finish-crawl job.
+  const jobId = `finish-${crawlKey}`;
+  while (performance.now() < deadline) {
+    const state = await queues.crawl.getJobState(jobId);
+    if (state === "completed" || state === "failed") return true;
+    await new Promise((r) => setTimeout(r, FINISH_POLL_MS));
+  }
+  return false;
+}
