@@ -96,6 +96,15 @@ export class CpuMeter {
   }
 }
 
+/** Busy CPU ms of the whole machine (all cores) from /proc/stat: other work on a shared machine included. */
+export function machineBusyMs(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return ((total - idle) * 1000) / TICKS_PER_SECOND;
+}
+
 /** Peak RSS (VmHWM) of a running process. */
 export function peakRssBytes(pid: number): number {
   try {

@@ -16,15 +16,22 @@ import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import IORedis from "ioredis";
-import type { QueryResult, QueryResultRow } from "pg";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
+import { triggerSourceCrawl, type Query } from "../lib/source-crawl";
 import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from "../lib/child";
-import { CpuMeter, cpuMsByName, cpuMsOf, peakRssBytes, treePids } from "../lib/procs";
+import {
+  CpuMeter,
+  cpuMsByName,
+  cpuMsOf,
+  machineBusyMs,
+  peakRssBytes,
+  treePids,
+} from "../lib/procs";
 import { mib, num, seconds, table, type PartResult } from "../lib/report";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
-import { createCrawlQueues, enqueueCrawl } from "../../src/crawler/queues";
+import { createCrawlQueues } from "../../src/crawler/queues";
 import { fleetLayout, layoutSpecs, type FleetLayout } from "../../src/simulator/fleet-processes";
 import type { FleetStats } from "../../src/simulator/fleet";
 import { REAL_MASTER_RATE_LIMIT, startSimValveMaster } from "../../src/simulator/master";
@@ -127,15 +134,6 @@ export interface ScaleRun {
   error?: string;
 }
 
-/** Busy CPU ms of the whole machine (all cores) from /proc/stat. */
-function machineBusyMs(): number {
-  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
-  const f = line.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (f[3] ?? 0) + (f[4] ?? 0);
-  const total = f.reduce((a, b) => a + b, 0);
-  return ((total - idle) * 1000) / 100;
-}
-
 function loadAverage(): number[] {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
 }
@@ -226,8 +224,6 @@ interface DbStat {
   /** pg_current_wal_lsn as bytes: the cluster's WAL, other databases' writes included. */
   wal: number;
 }
-
-type Query = <R extends QueryResultRow>(sql: string, params?: unknown[]) => Promise<QueryResult<R>>;
 
 /** PostgreSQL 15 backends flush their statistics when idle at most every 10 s (PGSTAT_IDLE_INTERVAL). */
 const STATS_FLUSH_MS = 11_000;
@@ -402,11 +398,7 @@ async function runWorkers(
         // The scheduler upserts the source and starts its first crawl at once.
         scheduler = spawnRole("scheduler");
       } else {
-        const source = (
-          await q<{ id: number }>("SELECT id FROM master_source WHERE name = $1", [SOURCE_NAME])
-        ).rows[0];
-        if (!source) throw new Error("the scheduler did not create the source");
-        await enqueueCrawl(queues, source.id);
+        await triggerSourceCrawl(queues, q, SOURCE_NAME);
       }
       let row: CrawlRow | undefined;
       let redisPeak = 0;
