@@ -367,6 +367,10 @@ async function crawlAgain(
 const WORKER_CONCURRENCY = 32;
 const QUERY_CONCURRENCY = 800;
 const BATCH_SIZE = 250;
+/** The columns of both crawl tables, discovery and steady, up to their own. */
+const CRAWL_COLUMNS = ["servers", "wall", "in database", "servers/s", "outcome", "CPU"];
+const COST_COLUMN = "CPU per server vs the bare query library";
+
 /** One pass of the bare library over the fleet's first servers. */
 interface BarePass {
   servers: number;
@@ -606,37 +610,13 @@ export async function runCrawlPart(
     "Discovery crawl (a fresh database: every server new, the crawler process starting included):",
     "",
     table(
-      [
-        "servers",
-        "wall",
-        "in database",
-        "servers/s",
-        "outcome",
-        "CPU",
-        "crawler peak RSS",
-        "CPU per server vs the bare query library",
-        "rows written",
-        "bytes written",
-      ],
+      [...CRAWL_COLUMNS, "crawler peak RSS", COST_COLUMN, "rows written", "bytes written"],
       rows,
     ),
     "",
     "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. With QUERY_FROM_INDEX off (the bench's crawler environment) this crawl lists the master and queries every server again: the crawl a running index repeats every few minutes. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
     "",
-    steadyRows.length > 0
-      ? table(
-          [
-            "servers",
-            "wall",
-            "in database",
-            "servers/s",
-            "outcome",
-            "CPU",
-            "CPU per server vs the bare query library",
-          ],
-          steadyRows,
-        )
-      : "Not run.",
+    steadyRows.length > 0 ? table([...CRAWL_COLUMNS, COST_COLUMN], steadyRows) : "Not run.",
     "",
     ...verdicts.map(
       (v) =>
