@@ -139,14 +139,12 @@ export async function run(argv: string[], io: CommandIo = processIo): Promise<nu
       }
       sourceIds = [s.id];
     } else {
-      sourceIds =
-        // The index source (`--source index` queries every known server) would query each server twice.
-        (
-          await db.masterSource.findMany({
-            where: { enabled: true, kind: { not: "INDEX" } },
-            orderBy: { id: "asc" },
-          })
-        ).map((s) => s.id);
+      // The index source (`--source index` queries every known server) would query each server twice.
+      const listing = await db.masterSource.findMany({
+        where: { enabled: true, kind: { not: "INDEX" } },
+        orderBy: { id: "asc" },
+      });
+      sourceIds = listing.map((s) => s.id);
       if (sourceIds.length === 0) {
         io.stderr.write(
           "gsindex crawl: no sources (set MASTER_SOURCES, or use --master / --simulate)\n",
