@@ -429,28 +429,51 @@ async function queryBare(
   }
 }
 
-/**
- * The bare library's pass that crawl `w` of run `r` is compared with: its cold pass for the discovery crawl (a
- * crawler process just started), its warm one for the steady crawl (a crawler that has already crawled).
- */
-function bareFor(r: CrawlRun, w: CrawlWindow): BarePass | null {
-  if (r.bare === null) return null;
-  return w === r ? r.bare : r.bare.warm;
+/** Which of a run's two crawls: the discovery of a fresh database, or the steady crawl after it. */
+type CrawlKind = "discovery" | "steady";
+
+function windowFor(r: CrawlRun, kind: CrawlKind): CrawlWindow | null {
+  return kind === "discovery" ? r : r.steady;
 }
 
-/** Crawler + PostgreSQL CPU per server crawled in `w` (by default the discovery crawl), as a multiple of the bare library's. */
-function costRatio(r: CrawlRun, w: CrawlWindow = r): number {
-  const bare = bareFor(r, w);
-  if (bare === null || bare.servers === 0) return NaN;
+/**
+ * The bare library's pass a crawl is compared with: its cold pass for the discovery crawl (a crawler process
+ * just started), its warm one for the steady crawl (a crawler that has already crawled).
+ */
+function bareFor(r: CrawlRun, kind: CrawlKind): BarePass | null {
+  if (r.bare === null) return null;
+  return kind === "discovery" ? r.bare : r.bare.warm;
+}
+
+/** Crawler + PostgreSQL CPU per server crawled in one of the run's crawls, as a multiple of the bare library's. */
+function costRatio(r: CrawlRun, kind: CrawlKind): number {
+  const w = windowFor(r, kind);
+  const bare = bareFor(r, kind);
+  if (w === null || bare === null || bare.servers === 0) return NaN;
   return (w.crawlerCpuMs + w.postgresCpuMs) / r.servers / (bare.cpuMs / bare.servers);
 }
 
-/** The "CPU per server vs the bare query library" cell of crawl `w` of run `r`. */
-function costCell(r: CrawlRun, w: CrawlWindow = r): string {
-  const bare = bareFor(r, w);
-  if (bare === null) return "not measured";
-  const pass = w === r ? "its first pass" : "its second pass, warm";
-  return `crawler ${num(w.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(w.postgresCpuMs / r.servers, 3)} ms vs bare ${num(bare.cpuMs / bare.servers, 3)} ms (${pass}: ${num(bare.servers)} servers, ${num(bare.answered)} answered): **${num(costRatio(r, w), 2)}x**`;
+/** The "CPU per server vs the bare query library" cell of one of the run's crawls. */
+function costCell(r: CrawlRun, kind: CrawlKind): string {
+  const w = windowFor(r, kind);
+  const bare = bareFor(r, kind);
+  if (w === null || bare === null) return "not measured";
+  const pass = kind === "discovery" ? "its first pass" : "its second pass, warm";
+  return `crawler ${num(w.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(w.postgresCpuMs / r.servers, 3)} ms vs bare ${num(bare.cpuMs / bare.servers, 3)} ms (${pass}: ${num(bare.servers)} servers, ${num(bare.answered)} answered): **${num(costRatio(r, kind), 2)}x**`;
+}
+
+/** The cells both crawl tables start with after the label: wall, in database, servers/s. */
+function timeCells(servers: number, w: CrawlWindow): string[] {
+  return [
+    w.finished ? `**${seconds(w.wallMs, 1)}**` : `not finished after ${seconds(w.wallMs, 0)}`,
+    seconds(w.dbMs, 1),
+    `**${num(servers / (w.wallMs / 1000))}**`,
+  ];
+}
+
+/** The CPU cell of both crawl tables. */
+function cpuCell(w: CrawlWindow): string {
+  return `crawler ${seconds(w.crawlerCpuMs, 1)}, simulators ${seconds(w.simulatorCpuMs, 1)}, PostgreSQL ${seconds(w.postgresCpuMs, 1)}, Redis ${seconds(w.redisCpuMs, 1)}; machine ${seconds(w.machineCpuMs, 1)} of ${seconds(w.wallMs * 2, 1)}`;
 }
 
 /** What limits the crawl, from its own numbers (and the crawler's profile when there is one). */
@@ -521,13 +544,11 @@ export async function runCrawlPart(
     }`;
   const rows = runs.map((r) => [
     label(r),
-    r.finished ? `**${seconds(r.wallMs, 1)}**` : `not finished after ${seconds(r.wallMs, 0)}`,
-    seconds(r.dbMs, 1),
-    `**${num(r.servers / (r.wallMs / 1000))}**`,
+    ...timeCells(r.servers, r),
     `${num(r.answered)} answered, ${num(r.failed)} failed (${num(r.expectedAnswering)} answer in the spec; ${num(r.statesMatching)} states match it); failures: ${r.failures.map((f) => `${f.code} ${num(f.servers)}`).join(", ") || "none"}; UDP receive-buffer drops ${num(r.udpRcvbufErrors)}`,
-    `crawler ${seconds(r.crawlerCpuMs, 1)}, simulators ${seconds(r.simulatorCpuMs, 1)}, PostgreSQL ${seconds(r.postgresCpuMs, 1)}, Redis ${seconds(r.redisCpuMs, 1)}; machine ${seconds(r.machineCpuMs, 1)} of ${seconds(r.wallMs * 2, 1)}`,
+    cpuCell(r),
     `**${mib(r.crawlerPeakRssBytes)}** (${mib(r.crawlerStartRssBytes)} when the crawl started)`,
-    costCell(r),
+    costCell(r, "discovery"),
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
@@ -537,12 +558,10 @@ export async function runCrawlPart(
     return [
       [
         label(r),
-        w.finished ? `**${seconds(w.wallMs, 1)}**` : `not finished after ${seconds(w.wallMs, 0)}`,
-        seconds(w.dbMs, 1),
-        `**${num(r.servers / (w.wallMs / 1000))}**`,
+        ...timeCells(r.servers, w),
         `${num(w.listed)} listed, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
-        `crawler ${seconds(w.crawlerCpuMs, 1)}, simulators ${seconds(w.simulatorCpuMs, 1)}, PostgreSQL ${seconds(w.postgresCpuMs, 1)}, Redis ${seconds(w.redisCpuMs, 1)}; machine ${seconds(w.machineCpuMs, 1)} of ${seconds(w.wallMs * 2, 1)}`,
-        costCell(r, w),
+        cpuCell(w),
+        costCell(r, "steady"),
       ],
     ];
   });
@@ -554,8 +573,8 @@ export async function runCrawlPart(
     small && big && big.servers === 100_000
       ? big.crawlerPeakRssBytes / small.crawlerPeakRssBytes
       : NaN;
-  const ratio = big ? costRatio(big) : NaN;
-  const steadyRatio = big?.steady ? costRatio(big, big.steady) : NaN;
+  const ratio = big ? costRatio(big, "discovery") : NaN;
+  const steadyRatio = big ? costRatio(big, "steady") : NaN;
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,
