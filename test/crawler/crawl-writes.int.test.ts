@@ -103,6 +103,7 @@ describe("crawl writes per server", () => {
     batchKeys: string[],
     rules: StatusRule[],
     fails: (id: number) => boolean = () => false,
+    raw: Record<string, string> | null = null,
   ): Promise<void> {
     for (const batchKey of batchKeys) {
       const batch = await t.db.crawlBatch.findUniqueOrThrow({
@@ -119,7 +120,7 @@ describe("crawl writes per server", () => {
             : {
                 serverId: id,
                 kind: "answered" as const,
-                status: makeStatus({ name: `s${id}`, rules }),
+                status: makeStatus({ name: `s${id}`, rules, raw }),
                 pingMs: 5,
               },
         ),
@@ -292,6 +293,58 @@ describe("crawl writes per server", () => {
     expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27101 } })).rules).toEqual(
       changed,
     );
+  });
+
+  it("an answer with the rules and raw values the row holds leaves them out of the write; new ones are written", async () => {
+    await t.db.$executeRawUnsafe("DELETE FROM game_server");
+    const stored = async () =>
+      (
+        await t.db.$queryRawUnsafe<{ rules: unknown; raw: unknown; digest: string | null }[]>(
+          "SELECT rules, raw, rules_digest::text AS digest FROM game_server WHERE query_port = 27102",
+        )
+      )[0]!;
+    // Changes the stored values behind the digest's back: a write that sends them puts them back.
+    const tamper = (digest: string) =>
+      t.db.$executeRawUnsafe(
+        `UPDATE game_server SET rules = '[{"name":"tampered","value":"1"}]', raw = '{"tampered":"1"}',
+          rules_digest = ${digest} WHERE query_port = 27102`,
+      );
+    const rules = bigRules(3);
+    const raw = { sv_hostname: "legacy", g_gametype: "4" };
+    const a = await openOne("d1");
+    await query(a, await list(a, [row(27102)], true), rules, undefined, raw);
+    const first = await stored();
+    expect(first).toEqual({ rules, raw, digest: expect.stringMatching(/^-?\d+$/) });
+
+    // The same answer again: neither rules nor raw are sent, so the tampered values stay.
+    await tamper("rules_digest");
+    const b = await openOne("d2");
+    await query(b, await list(b, [row(27102)], true), rules, undefined, raw);
+    expect(await stored()).toEqual({
+      rules: [{ name: "tampered", value: "1" }],
+      raw: { tampered: "1" },
+      digest: first.digest,
+    });
+
+    // A row without a digest (every row before the migration) takes the answer's rules and raw values.
+    await tamper("NULL");
+    const c = await openOne("d3");
+    await query(c, await list(c, [row(27102)], true), rules, undefined, raw);
+    expect(await stored()).toEqual(first);
+
+    // Changed rules, or changed raw values alone, are written with their new digest.
+    const changed = bigRules(4);
+    const d = await openOne("d4");
+    await query(d, await list(d, [row(27102)], true), changed, undefined, raw);
+    const second = await stored();
+    expect(second.rules).toEqual(changed);
+    expect(second.digest).not.toEqual(first.digest);
+    const e = await openOne("d5");
+    const rawChanged = { ...raw, g_gametype: "5" };
+    await query(e, await list(e, [row(27102)], true), changed, undefined, rawChanged);
+    const third = await stored();
+    expect(third.raw).toEqual(rawChanged);
+    expect(third.digest).not.toEqual(second.digest);
   });
 
   it("rolling up an hour writes each server's day row once, its totals included", async () => {

@@ -388,6 +388,8 @@ describe("registrations of listed addresses", () => {
       status: "ONLINE",
       sourceId: management,
     });
+    // The registration's (empty) rules were written with their digest.
+    expect(before.rulesDigest).not.toBeNull();
 
     const taken = await list("l1", crawled, [row(27015)]);
     expect(taken.batchKeys).toEqual(["all-0-0"]);
@@ -402,6 +404,8 @@ describe("registrations of listed addresses", () => {
       maxPlayers: 0,
       status: "UNKNOWN",
       lastAnsweredAt: null,
+      rules: [],
+      rulesDigest: null,
     });
 
     const samples = await t.db.serverSample.count();

@@ -20,6 +20,7 @@ import type { ListingTruncation, ReportedState } from "../list-source";
 import { idOf, inTransaction, rowsOf, type Tx } from "./batch-write";
 import { insertSamples, sampleOf, type SampleRow } from "./sample-store";
 import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
+import { rulesDigestOf, type RulesDigest } from "./rules-digest";
 import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
 
 /** One listed server, after the address policy. */
@@ -89,12 +90,20 @@ function dedupe(rows: ListingRow[]): ListingRow[] {
  * id order in SQL) before it changes them, so writers over the same servers (a listing, query batches of
  * two crawls, a crawl closing) queue behind each other instead of deadlocking (40P01).
  */
-async function lockServers(tx: Tx, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.query("SELECT id FROM game_server WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", [
-    [...ids],
-  ]);
+async function lockServers(tx: Tx, ids: readonly number[]): Promise<StoredDigests> {
+  const digests: StoredDigests = new Map();
+  if (ids.length === 0) return digests;
+  const rows = await rowsOf<{ id: string; rules_digest: string | null }>(
+    tx,
+    "SELECT id, rules_digest::text FROM game_server WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+    [[...ids]],
+  );
+  for (const r of rows) digests.set(idOf(r.id), r.rules_digest);
+  return digests;
 }
+
+/** Each locked row's rules_digest: what its rules and raw values are, as the crawl's last answer wrote them. */
+type StoredDigests = Map<number, RulesDigest | null>;
 
 const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
   a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort;
@@ -454,7 +463,7 @@ async function clearReportedState(tx: Tx, ids: number[]): Promise<void> {
     `UPDATE game_server SET name = NULL, map = NULL, folder = NULL, game = NULL, app_id = NULL, game_id = NULL,
       players = 0, players_source = NULL, max_players = 0, bots = NULL, password_protected = NULL, vac_secured = NULL, dedicated = NULL,
       server_type = NULL, os = NULL, version = NULL, keywords = '{}', steam_id = NULL, tv_port = NULL, tv_name = NULL,
-      ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, player_names = '',
+      ping_ms = NULL, player_list = '[]', rules = '[]', raw = NULL, rules_digest = NULL, player_names = '',
       status = 'UNKNOWN', consecutive_failures = 0, last_error = NULL, last_queried_at = NULL, last_answered_at = NULL
     WHERE id = ANY($1::bigint[])`,
     [ids],
@@ -503,8 +512,15 @@ interface StateWrite {
   playersSource?: PlayerCountSource;
 }
 
-function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown> {
+function stateRow(
+  s: StateWrite,
+  rules: FakePlayerRules,
+  storedDigest: RulesDigest | null | undefined,
+): Record<string, unknown> {
   const st = s.status;
+  const digest = rulesDigestOf(st);
+  // The row holds these rules already: left out of the write (applyStates keeps the stored ones).
+  const rulesKept = digest === storedDigest;
   const count = s.playersSource
     ? { players: st.players, source: s.playersSource }
     : answeredPlayerCount(st);
@@ -534,8 +550,10 @@ function stateRow(s: StateWrite, rules: FakePlayerRules): Record<string, unknown
     ping_ms: clampInt(s.pingMs ?? st.pingMs, 0, INT_MAX),
     game_port: clampInt(st.gamePort, 1, 65535),
     player_list: playerList,
-    rules: cleanJson(st.rules),
-    raw: st.raw === null ? null : cleanJson(st.raw),
+    rules: rulesKept ? undefined : cleanJson(st.rules),
+    raw: rulesKept || st.raw === null ? null : cleanJson(st.raw),
+    rules_kept: rulesKept,
+    rules_digest: digest,
     player_names: playerList
       .map((p) => p.name)
       .filter((n) => n !== "")
@@ -573,8 +591,9 @@ async function applyStates(
   onlyIfNeverAnswered: boolean,
   rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES,
   listedAt: string | null = null,
+  storedDigests: StoredDigests = new Map(),
 ): Promise<void> {
-  const input = JSON.stringify(states.map((s) => stateRow(s, rules)));
+  const input = JSON.stringify(states.map((s) => stateRow(s, rules, storedDigests.get(s.id))));
   const kept = [...CLOSE_TIME_REASONS];
   await tx.query(
     `UPDATE game_server AS g SET
@@ -585,8 +604,9 @@ async function applyStates(
       steam_id = u.steam_id, tv_port = u.tv_port, tv_name = u.tv_name, ping_ms = u.ping_ms,
       game_port = COALESCE(u.game_port, g.game_port),
       player_list = ${keepIfEqual("player_list", "COALESCE(u.player_list, '[]')")},
-      rules = ${keepIfEqual("rules", "COALESCE(u.rules, '[]')")},
-      raw = ${keepIfEqual("raw", "u.raw")},
+      rules = CASE WHEN u.rules_kept THEN g.rules ELSE ${keepIfEqual("rules", "COALESCE(u.rules, '[]')")} END,
+      raw = CASE WHEN u.rules_kept THEN g.raw ELSE ${keepIfEqual("raw", "u.raw")} END,
+      rules_digest = u.rules_digest,
       player_names = COALESCE(u.player_names, ''),
       fake_reasons = ARRAY(SELECT DISTINCT r FROM unnest(
           ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY($1::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
@@ -602,7 +622,8 @@ async function applyStates(
     FROM jsonb_to_recordset($3::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
       game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
       dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
-      tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, player_names text, fake_reasons text[])
+      tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, rules_kept boolean,
+      rules_digest bigint, player_names text, fake_reasons text[])
     WHERE g.id = u.id AND (NOT $2::boolean OR g.last_answered_at IS NULL)`,
     [kept, onlyIfNeverAnswered, input, listedAt],
   );
@@ -652,7 +673,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
     const claim = claimed[0];
     if (claim === undefined)
       return { duplicate: true, answered: 0, failed: 0, timedOut: 0, refused: 0, written: 0 };
-    await lockServers(
+    const storedDigests = await lockServers(
       tx,
       w.outcomes.map((o) => o.serverId),
     );
@@ -673,7 +694,8 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       }
     }
     const listedAt = claim.listed_at;
-    if (answered.length > 0) await applyStates(tx, answered, false, w.fakePlayers, listedAt);
+    if (answered.length > 0)
+      await applyStates(tx, answered, false, w.fakePlayers, listedAt, storedDigests);
     if (failed.length > 0) {
       // N failures in a row: OFFLINE, with the last good state left as it was.
       const input = JSON.stringify(failed);
