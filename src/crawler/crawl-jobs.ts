@@ -16,6 +16,7 @@ import type { Db } from "../shared/db";
 import type { Logger } from "../shared/logger";
 import { createAddressPolicy, parseBlockedRanges, type AddressPolicy } from "./address-policy";
 import type { FakePlayerRules } from "./fake-players";
+import { watchCrawl } from "./crawl-watch";
 import {
   splitLabel,
   type ListSourceFactory,
@@ -27,7 +28,7 @@ import {
 import { mapLimit, type Querier } from "./querier";
 import {
   abandonStaleCrawls,
-  batchServerIds,
+  batchServers,
   closeCrawl,
   getCrawl,
   isCrawlComplete,
@@ -184,48 +185,6 @@ const STALE_AFTER_MIN_MS = 30 * 60_000;
 const staleAfterMs = (intervalMs: number): number =>
   Math.max(STALE_AFTER_INTERVALS * intervalMs, STALE_AFTER_MIN_MS);
 
-/** How often a running list or query job checks that its crawl is still open. */
-const CANCEL_POLL_MS = 1000;
-
-/**
- * A signal that aborts when `parent` does or when the crawl is closed or gone (its source disabled or
- * removed: cancelOpenCrawls, or the crawl's rows deleted with the source), checked every second, so a
- * running job stops sending to the source and its servers. `cancelled()` tells the second case apart.
- */
-function watchCrawl(
-  deps: CrawlDeps,
-  crawlId: number,
-  parent?: AbortSignal,
-): { signal: AbortSignal; cancelled(): boolean; dispose(): void } {
-  const controller = new AbortController();
-  let cancelled = false;
-  const onParent = () => controller.abort(parent?.reason);
-  if (parent?.aborted) controller.abort(parent.reason);
-  else parent?.addEventListener("abort", onParent, { once: true });
-  const timer = setInterval(() => {
-    getCrawl(deps.db, crawlId)
-      .then((c) => {
-        if (c !== null && c.finishedAt === null) return;
-        cancelled = true;
-        clearInterval(timer);
-        controller.abort(
-          new DOMException("the crawl was closed (its source disabled or removed)", "AbortError"),
-        );
-      })
-      // An unreachable database is the outage guard's business (workers.ts), not a cancellation.
-      .catch(() => undefined);
-  }, CANCEL_POLL_MS);
-  timer.unref();
-  return {
-    signal: controller.signal,
-    cancelled: () => cancelled,
-    dispose() {
-      clearInterval(timer);
-      parent?.removeEventListener("abort", onParent);
-    },
-  };
-}
-
 /** One blocked-range reader per database client, so every crawl step of a process shares its cache. */
 const blockedReaders = new WeakMap<Db, BlockedRangeReader>();
 
@@ -371,7 +330,7 @@ export async function listRun(
       before: crawl.startedAt,
     });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
-    const watch = watchCrawl(deps, crawl.id, signal);
+    const watch = watchCrawl(deps.db, crawl.id, signal);
     const deadline = startDeadline(
       deps.settings.listTimeoutMs,
       watch.signal,
@@ -447,23 +406,14 @@ export async function queryBatch(
   const crawl = await getCrawl(deps.db, job.crawlId);
   // A closed crawl has no batch left to run (finishCrawl waits for all): it was cancelled or given up.
   if (!crawl || crawl.finishedAt !== null) return;
-  const batch = await batchServerIds(deps.db, job.crawlId, job.batchKey);
+  const batch = await batchServers(deps.db, job.crawlId, job.batchKey);
   if (!batch || batch.done) {
     await maybeFinish(deps, crawl);
     return;
   }
-  const servers = await deps.db.gameServer.findMany({
-    where: { id: { in: batch.serverIds } },
-    select: {
-      id: true,
-      address: true,
-      queryPort: true,
-      protocol: true,
-      managementRegistered: true,
-    },
-  });
+  const servers = batch.servers;
   const policy = await currentPolicy(deps);
-  const watch = watchCrawl(deps, crawl.id, signal);
+  const watch = watchCrawl(deps.db, crawl.id, signal);
   const querySignal = watch.signal;
   // Its queries start when the process has a query slot free (QUERY_CONCURRENCY), not behind every other
   // batch's: a job waits here, holding only its ids, so a worker may run more batch jobs than fill the slots
@@ -477,7 +427,7 @@ export async function queryBatch(
     servers.length,
     async (s): Promise<BatchOutcome | null> => {
       if (s.managementRegistered || querySignal.aborted) return null;
-      const serverId = toId(s.id);
+      const serverId = s.id;
       const verdict = policy.check(s.address);
       if (!verdict.queryable)
         return { serverId, kind: "refused", isRelay: verdict.reason === "relay" };
