@@ -2,8 +2,9 @@
  * Crawl bookkeeping: a crawl of one source, its listing runs (one per region / split) and its query
  * batches. Everything is keyed deterministically and guarded in SQL, so every step can be retried.
  */
-import type { Db } from "../../shared/db";
+import { pgPoolOf, type Db } from "../../shared/db";
 import { toId } from "../../shared/ids";
+import { idOf } from "./batch-write";
 import type { ListSplit, SourceRecord } from "../list-source";
 import {
   checkSharedPlayerNames,
@@ -144,13 +145,52 @@ export async function pendingBatchKeys(db: Db, crawlId: number): Promise<string[
   return rows.map((r) => r.batchKey);
 }
 
-export async function batchServerIds(
+/** What a query batch job needs of each of its servers. */
+export interface BatchServer {
+  id: number;
+  address: string;
+  queryPort: number;
+  protocol: string;
+  managementRegistered: boolean;
+}
+
+/**
+ * A query batch's servers, read with the batch in one statement over node-postgres (the batch row and then
+ * its servers were two Prisma calls per batch: issue 14 item 2, the crawler's own CPU). Null when the
+ * batch does not exist; a batch already written has no servers to query. A server deleted since the batch
+ * was planned is left out.
+ */
+export async function batchServers(
   db: Db,
   crawlId: number,
   batchKey: string,
-): Promise<{ serverIds: number[]; done: boolean } | null> {
-  const b = await db.crawlBatch.findUnique({ where: { crawlId_batchKey: { crawlId, batchKey } } });
-  return b && { serverIds: b.serverIds.map(toId), done: b.doneAt !== null };
+): Promise<{ done: boolean; servers: BatchServer[] } | null> {
+  const { rows } = await pgPoolOf(db).query<{
+    done: boolean;
+    id: string | null;
+    address: string;
+    query_port: number;
+    protocol: string;
+    management_registered: boolean;
+  }>(
+    `SELECT b.done_at IS NOT NULL AS done, g.id, g.address, g.query_port, g.protocol, g.management_registered
+    FROM crawl_batch b LEFT JOIN game_server g ON b.done_at IS NULL AND g.id = ANY(b.server_ids)
+    WHERE b.crawl_id = $1::bigint AND b.batch_key = $2::text`,
+    [crawlId, batchKey],
+  );
+  const first = rows[0];
+  if (first === undefined) return null;
+  const servers: BatchServer[] = [];
+  for (const r of rows)
+    if (r.id !== null)
+      servers.push({
+        id: idOf(r.id),
+        address: r.address,
+        queryPort: r.query_port,
+        protocol: r.protocol,
+        managementRegistered: r.management_registered,
+      });
+  return { done: first.done, servers };
 }
 
 /** Every run listed and every batch written, and not finished yet. */
