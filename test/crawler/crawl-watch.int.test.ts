@@ -6,8 +6,11 @@ import { watchCrawl } from "../../src/crawler/crawl-watch";
 import { openCrawl } from "../../src/crawler/store/crawl-store";
 import type { Db } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import { waitFor } from "../helpers/wait-for";
 
 const JOBS = 20;
+/** Polls come a second apart; generous for a loaded machine. */
+const WAIT = { timeoutMs: 15_000, intervalMs: 20 };
 
 describe("crawl watch", () => {
   let t: TestDatabase;
@@ -37,14 +40,6 @@ describe("crawl watch", () => {
     return { db, reads: () => reads };
   }
 
-  async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error("timed out");
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
   it(`${JOBS} jobs of one crawl share one poll, and all stop when it is closed`, async () => {
     const crawl = await openCrawl(t.db, {
       key: "w1",
@@ -58,19 +53,19 @@ describe("crawl watch", () => {
     disposed.dispose();
 
     // One read per tick for all of them (a tick is a second; each job polling alone read JOBS times).
-    await until(() => reads() > 0);
+    await waitFor("the first poll", () => reads() > 0, WAIT);
     await new Promise((r) => setTimeout(r, 300));
     expect(reads()).toBeLessThanOrEqual(2);
     expect(watches.every((w) => !w.signal.aborted)).toBe(true);
 
     await t.db.crawl.update({ where: { id: crawl.id }, data: { finishedAt: new Date() } });
-    await until(() => watches.every((w) => w.signal.aborted));
+    await waitFor("every job stopped", () => watches.every((w) => w.signal.aborted), WAIT);
     expect(watches.every((w) => w.cancelled())).toBe(true);
     expect(disposed.signal.aborted).toBe(false);
 
     // A job that starts watching the closed crawl afterwards stops too.
     const late = watchCrawl(db, crawl.id);
-    await until(() => late.signal.aborted);
+    await waitFor("the late job stopped", () => late.signal.aborted, WAIT);
     expect(late.cancelled()).toBe(true);
     for (const w of [...watches, late]) w.dispose();
   });
