@@ -243,6 +243,7 @@ export async function crawlOnce(
     const row = await untilCrawlCloses(
       c,
       "0",
+      SOURCE_NAME,
       started,
       CRAWL_DEADLINE_MS,
       (r) => {
@@ -352,6 +353,7 @@ async function crawlAgain(
   const row = await untilCrawlCloses(
     c,
     afterId,
+    SOURCE_NAME,
     started,
     CRAWL_DEADLINE_MS,
     () => {
