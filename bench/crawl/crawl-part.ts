@@ -13,10 +13,10 @@ import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import { benchScript, repoRoot, RUN_OCTET, runChild, spawnNode, stopChild } from "../lib/child";
-import { triggerSourceCrawl, waitForFinishJob } from "../lib/source-crawl";
+import { waitForFinishJob } from "../lib/source-crawl";
 import type { ContenderResult, PassResult } from "../query/contender";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
-import { createCrawlQueues, type CrawlQueues } from "../../src/crawler/queues";
+import { createCrawlQueues } from "../../src/crawler/queues";
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
 import {
   latestProfile,
@@ -31,14 +31,17 @@ import { startSimValveMaster } from "../../src/simulator/master";
 import { behaviourOf } from "../../src/simulator/make-fleet";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { CrawlMeters, untilCrawlCloses, windowOf, type CrawlWindow } from "./crawl-window";
+import { crawlSteady, deferIndexTick, type SteadyCrawls } from "./steady-crawls";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
-/** The discovery crawl's close runs the shared-names rule and the roll-up: at most this long before the steady crawl. */
+/** A crawl's close runs the shared-names rule and the roll-up: at most this long before the next crawl measured. */
 const FINISH_JOB_DEADLINE_MS = 3 * 60_000;
 const SOURCE_NAME = "bench-master";
+/** QUERY_INTERVAL_MS of the runs with steady crawls: longer than a run, so the scheduler starts no index crawl in it. */
+const INDEX_INTERVAL_MS = 3_600_000;
 /** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
 const TARGET_COST_RATIO = 2;
 /** Crawler peak RSS at 100,000 servers at most this multiple of its peak at 10,000. */
@@ -72,6 +75,8 @@ export interface CrawlRun extends CrawlWindow {
    * discovery crawl's close was done); null when not asked for, or when the discovery did not finish.
    */
   steady: CrawlWindow | null;
+  /** Index crawls the scheduler opened by itself before the steady crawl (none expected: deferIndexTick). */
+  indexBefore: SteadyCrawls["indexBefore"];
   /**
    * The bare query library (queryServer of src/protocol, what the crawler calls) over the same fleet,
    * same timeout, re-sends and concurrency, no database: its CPU per server is the floor the crawl's
@@ -170,7 +175,7 @@ export async function crawlOnce(
     port: 0,
   });
   const c = await connect(db.url);
-  // The bench's own queue connection, to start the steady crawl; on the crawler's queue store.
+  // The bench's own queue connection, to start the steady crawls; on the crawler's queue store.
   const queues = steady
     ? createCrawlQueues({
         ...(settings.QUEUE_BACKEND === "postgres"
@@ -196,13 +201,17 @@ export async function crawlOnce(
           host: master.address.host,
           port: master.address.port,
           intervalMs: 3_600_000,
-          options: { requestsPerMinute: 0 },
+          // query: the master's crawls list and query everything even with QUERY_FROM_INDEX on, so the
+          // discovery and the listing steady crawl measure what they measured with it off.
+          options: { requestsPerMinute: 0, ...(steady ? { query: true } : {}) },
         },
       },
       {
         // 10,000 simulated servers per loopback address: not a farm of fakes.
         FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
         CRAWL_INTERVAL_MS: "3600000",
+        // The product default: the runs with a steady crawl run the crawler as a default deployment runs it.
+        ...(steady ? { QUERY_FROM_INDEX: "1", QUERY_INTERVAL_MS: String(INDEX_INTERVAL_MS) } : {}),
         ...settings,
       },
     );
@@ -215,6 +224,7 @@ export async function crawlOnce(
         ]
       : [];
     let heapRssBytes: number | undefined;
+    if (queues) await deferIndexTick(c, queues, INDEX_INTERVAL_MS);
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
     const proc = spawnNode(
@@ -270,7 +280,7 @@ export async function crawlOnce(
     const discoveryFailedAttempts = failedAttempts;
 
     let written: Written | null = null;
-    let steadyWindow: CrawlWindow | null = null;
+    let later: SteadyCrawls = { steady: null, indexBefore: null };
     if (queues && row?.finished_at) {
       // Its close's shared-names rule and roll-up belong to the discovery crawl, not the steady one.
       if (!(await waitForFinishJob(queues, row.key, FINISH_JOB_DEADLINE_MS)))
@@ -278,15 +288,19 @@ export async function crawlOnce(
           `crawl ${num(count)}: the discovery crawl's finish job was not done after ${seconds(FINISH_JOB_DEADLINE_MS, 0)}`,
         );
       written = await writtenSoFar(c, sim.specs, sizeBefore);
-      log(`crawl ${num(count)}: steady crawl (every server known) on the same crawler`);
-      steadyWindow = await crawlAgain(
-        c,
-        queues,
-        row.id,
-        crawlerPid,
-        simPids,
-        checkCrawler,
-        (line) => log(`crawl ${num(count)} steady: ${line}`),
+      later = await crawlSteady(
+        {
+          c,
+          queues,
+          sourceName: SOURCE_NAME,
+          crawlerPid,
+          simPids,
+          checkCrawler,
+          crawlDeadlineMs: CRAWL_DEADLINE_MS,
+          finishJobDeadlineMs: FINISH_JOB_DEADLINE_MS,
+          log: (line) => log(`crawl ${num(count)}: ${line}`),
+        },
+        row,
       );
     }
     await stopChild(proc, 20_000);
@@ -321,7 +335,7 @@ export async function crawlOnce(
       crawlerPeakRssBytes: peakRss,
       crawlerStartRssBytes: startRss,
       failedAttempts: discoveryFailedAttempts,
-      steady: steadyWindow,
+      ...later,
       bare,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
@@ -335,34 +349,6 @@ export async function crawlOnce(
     await deleteRedisPrefix(redisUrl, prefix).catch(() => undefined);
     await db.drop().catch(() => undefined);
   }
-}
-
-/** The source crawled again on the running crawler, measured like the discovery crawl `afterId`. */
-async function crawlAgain(
-  c: Client,
-  queues: CrawlQueues,
-  afterId: string,
-  crawlerPid: number,
-  simPids: number[],
-  checkCrawler: () => void,
-  log: (line: string) => void,
-): Promise<CrawlWindow> {
-  const meters = new CrawlMeters(simPids, crawlerPid);
-  const started = performance.now();
-  await triggerSourceCrawl(queues, (sql, params) => c.query(sql, params), SOURCE_NAME);
-  const row = await untilCrawlCloses(
-    c,
-    afterId,
-    SOURCE_NAME,
-    started,
-    CRAWL_DEADLINE_MS,
-    () => {
-      checkCrawler();
-      meters.sample();
-    },
-    log,
-  );
-  return windowOf(row, performance.now() - started, meters.read(crawlerPid));
 }
 
 // The crawler's defaults (src/shared/config.ts), which the bench does not change.
@@ -567,6 +553,16 @@ export async function runCrawlPart(
       ],
     ];
   });
+  // Index crawls the scheduler opened by itself before the steady crawl: none, unless deferIndexTick failed.
+  const indexBefore = runs.flatMap((r) =>
+    r.steady === null
+      ? []
+      : [
+          r.indexBefore
+            ? `${num(r.indexBefore.crawls)} in the ${num(r.servers)}-server run (${num(r.indexBefore.queried)} servers queried)`
+            : `one still open at the deadline in the ${num(r.servers)}-server run`,
+        ],
+  );
   const defaults = runs.filter((r) => Object.keys(r.settings).length === 0 && r.baseline === null);
   const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
   const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
@@ -635,9 +631,11 @@ export async function runCrawlPart(
       rows,
     ),
     "",
-    "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. With QUERY_FROM_INDEX off (the bench's crawler environment) this crawl lists the master and queries every server again: the crawl a running index repeats every few minutes. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
+    "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. The bench's master source has `options.query: true`, so this crawl lists the master and queries every server again, as every crawl did with QUERY_FROM_INDEX off. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
     "",
     steadyRows.length > 0 ? table([...CRAWL_COLUMNS, COST_COLUMN], steadyRows) : "Not run.",
+    "",
+    `The index source's job scheduler would run its first tick as the crawler starts (BullMQ runs an \`every\` scheduler's first job at once) and open an index crawl beside the discovery, which in a trial run of 2,000 servers planned the 1,566 the master's first listings had already written and queried them during the discovery; so the bench makes the index source and its job scheduler before the crawler starts, with the first tick an interval (an hour) later, and the crawler's scheduler keeps them as they are. Index crawls the scheduler opened by itself before the steady crawl: ${indexBefore.join("; ") || "no run"}.`,
     "",
     ...verdicts.map(
       (v) =>
