@@ -1,7 +1,10 @@
 /**
- * The crawl after the discovery, on the same crawler process, every server known: the master's source
- * crawled again (the listing steady crawl: list, then query what was listed). It is started by a start-crawl
- * job, as the API's triggerCrawl starts one, and measured like the discovery (crawl-window.ts).
+ * The crawls after the discovery, on the same crawler process, every server known: the master's source
+ * crawled again (the listing steady crawl: list, then query what was listed) and then the built-in `index`
+ * source (the index crawl: every known server re-queried without listing, the steady state of a default
+ * deployment since QUERY_FROM_INDEX=1). Each is started by a start-crawl job, as the API's triggerCrawl starts
+ * one, and measured like the discovery (crawl-window.ts); each starts when the previous crawl's finish job is
+ * done, so that crawl's shared-names rule and roll-up are not counted in it.
  */
 import type { Client } from "pg";
 import {
@@ -24,6 +27,8 @@ import {
 export interface SteadyCrawls {
   /** The master's source crawled again: listed, then every server it lists queried. */
   steady: CrawlWindow | null;
+  /** The `index` source crawled: every known server queried, nothing listed. */
+  index: CrawlWindow | null;
   /**
    * Index crawls opened before the measured one, by the scheduler (none once deferIndexTick has run): how
    * many, and the servers they queried; null when one of them was still open after the deadline.
@@ -73,17 +78,22 @@ export async function deferIndexTick(
   );
 }
 
-/** The listing steady crawl, after the discovery crawl `discovery` closed. */
+/** The listing steady crawl, then the index crawl, after the discovery crawl `discovery` closed. */
 export async function crawlSteady(ctx: SteadyContext, discovery: CrawlRow): Promise<SteadyCrawls> {
   const indexBefore = await untilIndexCrawlsDone(ctx);
   ctx.log("steady crawl (every server known, listed then queried) on the same crawler");
   const steady = await crawlAgain(ctx, ctx.sourceName, discovery.id, "steady");
-  return { steady: steady.window, indexBefore };
+  if (!steady.row?.finished_at) return { steady: steady.window, index: null, indexBefore };
+  await untilFinishJobDone(ctx, steady.row, "steady");
+  ctx.log("index crawl (every known server queried, nothing listed) on the same crawler");
+  const index = await crawlAgain(ctx, INDEX_SOURCE_NAME, steady.row.id, "index");
+  return { steady: steady.window, index: index.window, indexBefore };
 }
 
 /**
  * The index crawls opened so far (none, unless deferIndexTick no longer defers the scheduler's first tick),
- * each waited for to close and its finish job done, so that their work does not fall in the steady window.
+ * each waited for to close and its finish job done: a crawl of the index source triggered while one was open
+ * would be skipped (one crawl per source at a time), and their work would fall in the steady windows.
  */
 async function untilIndexCrawlsDone(ctx: SteadyContext): Promise<SteadyCrawls["indexBefore"]> {
   const before = { crawls: 0, queried: 0 };
