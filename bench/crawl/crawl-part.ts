@@ -3,8 +3,9 @@
  * servers, each on its own 127.88.r.x address, r one byte per bench run) behind the simulated Valve master (rate limit off), crawled
  * by the real service (`gsindex serve --role scheduler --role worker`: BullMQ on Redis, PostgreSQL) into a
  * fresh database, from the first listing to every state and sample committed and the crawl closed.
- * The part's runs then crawl the same source again on the same crawler: the steady crawl, every server
- * known, which a running index repeats every few minutes for months.
+ * The part's runs then crawl the same source again on the same crawler (the listing steady crawl, every
+ * server known), and then the built-in `index` source (the index crawl, every known server re-queried without
+ * listing): the crawl a default deployment (QUERY_FROM_INDEX=1) repeats every few minutes for months.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -13,10 +14,10 @@ import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import { benchScript, repoRoot, RUN_OCTET, runChild, spawnNode, stopChild } from "../lib/child";
-import { triggerSourceCrawl, waitForFinishJob } from "../lib/source-crawl";
+import { waitForFinishJob } from "../lib/source-crawl";
 import type { ContenderResult, PassResult } from "../query/contender";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
-import { createCrawlQueues, type CrawlQueues } from "../../src/crawler/queues";
+import { createCrawlQueues } from "../../src/crawler/queues";
 import { heapMarkdown, summariseHeapSnapshot, type HeapSummary } from "../lib/heap-snapshot";
 import {
   latestProfile,
@@ -31,14 +32,17 @@ import { startSimValveMaster } from "../../src/simulator/master";
 import { behaviourOf } from "../../src/simulator/make-fleet";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { CrawlMeters, untilCrawlCloses, windowOf, type CrawlWindow } from "./crawl-window";
+import { crawlSteady, deferIndexTick, type SteadyCrawls } from "./steady-crawls";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
 const TARGET_RSS_BYTES = 400 * 1024 * 1024;
 const CRAWL_DEADLINE_MS = 12 * 60_000;
-/** The discovery crawl's close runs the shared-names rule and the roll-up: at most this long before the steady crawl. */
+/** A crawl's close runs the shared-names rule and the roll-up: at most this long before the next crawl measured. */
 const FINISH_JOB_DEADLINE_MS = 3 * 60_000;
 const SOURCE_NAME = "bench-master";
+/** QUERY_INTERVAL_MS of the runs with steady crawls: longer than a run, so the scheduler starts no index crawl in it. */
+const INDEX_INTERVAL_MS = 3_600_000;
 /** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
 const TARGET_COST_RATIO = 2;
 /** Crawler peak RSS at 100,000 servers at most this multiple of its peak at 10,000. */
@@ -72,6 +76,10 @@ export interface CrawlRun extends CrawlWindow {
    * discovery crawl's close was done); null when not asked for, or when the discovery did not finish.
    */
   steady: CrawlWindow | null;
+  /** The index source's crawl after the steady one, on the same crawler; null as `steady`, or when that did not finish. */
+  index: CrawlWindow | null;
+  /** Index crawls the scheduler opened by itself before the measured one (none expected: deferIndexTick). */
+  indexBefore: SteadyCrawls["indexBefore"];
   /**
    * The bare query library (queryServer of src/protocol, what the crawler calls) over the same fleet,
    * same timeout, re-sends and concurrency, no database: its CPU per server is the floor the crawl's
@@ -147,7 +155,7 @@ export async function crawlOnce(
   profileDir: string | null,
   settings: Record<string, string> = {},
   baseline: string | null = null,
-  /** steady: crawl the source again once the discovery crawl is done, on the same crawler. */
+  /** steady: crawl the source, then the index source, again once the discovery crawl is done, on the same crawler. */
   { steady = false }: { steady?: boolean } = {},
 ): Promise<CrawlRun> {
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
@@ -170,7 +178,7 @@ export async function crawlOnce(
     port: 0,
   });
   const c = await connect(db.url);
-  // The bench's own queue connection, to start the steady crawl; on the crawler's queue store.
+  // The bench's own queue connection, to start the steady crawls; on the crawler's queue store.
   const queues = steady
     ? createCrawlQueues({
         ...(settings.QUEUE_BACKEND === "postgres"
@@ -196,13 +204,17 @@ export async function crawlOnce(
           host: master.address.host,
           port: master.address.port,
           intervalMs: 3_600_000,
-          options: { requestsPerMinute: 0 },
+          // query: the master's crawls list and query everything even with QUERY_FROM_INDEX on, so the
+          // discovery and the listing steady crawl measure what they measured with it off.
+          options: { requestsPerMinute: 0, ...(steady ? { query: true } : {}) },
         },
       },
       {
         // 10,000 simulated servers per loopback address: not a farm of fakes.
         FARM_RULE_EXEMPT_RANGES: "127.0.0.0/8",
         CRAWL_INTERVAL_MS: "3600000",
+        // The index source exists only with QUERY_FROM_INDEX on, and its crawl is a default deployment's steady state.
+        ...(steady ? { QUERY_FROM_INDEX: "1", QUERY_INTERVAL_MS: String(INDEX_INTERVAL_MS) } : {}),
         ...settings,
       },
     );
@@ -215,6 +227,7 @@ export async function crawlOnce(
         ]
       : [];
     let heapRssBytes: number | undefined;
+    if (queues) await deferIndexTick(c, queues, INDEX_INTERVAL_MS);
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
     const proc = spawnNode(
@@ -243,6 +256,7 @@ export async function crawlOnce(
     const row = await untilCrawlCloses(
       c,
       "0",
+      SOURCE_NAME,
       started,
       CRAWL_DEADLINE_MS,
       (r) => {
@@ -269,7 +283,7 @@ export async function crawlOnce(
     const discoveryFailedAttempts = failedAttempts;
 
     let written: Written | null = null;
-    let steadyWindow: CrawlWindow | null = null;
+    let later: SteadyCrawls = { steady: null, index: null, indexBefore: null };
     if (queues && row?.finished_at) {
       // Its close's shared-names rule and roll-up belong to the discovery crawl, not the steady one.
       if (!(await waitForFinishJob(queues, row.key, FINISH_JOB_DEADLINE_MS)))
@@ -277,15 +291,19 @@ export async function crawlOnce(
           `crawl ${num(count)}: the discovery crawl's finish job was not done after ${seconds(FINISH_JOB_DEADLINE_MS, 0)}`,
         );
       written = await writtenSoFar(c, sim.specs, sizeBefore);
-      log(`crawl ${num(count)}: steady crawl (every server known) on the same crawler`);
-      steadyWindow = await crawlAgain(
-        c,
-        queues,
-        row.id,
-        crawlerPid,
-        simPids,
-        checkCrawler,
-        (line) => log(`crawl ${num(count)} steady: ${line}`),
+      later = await crawlSteady(
+        {
+          c,
+          queues,
+          sourceName: SOURCE_NAME,
+          crawlerPid,
+          simPids,
+          checkCrawler,
+          crawlDeadlineMs: CRAWL_DEADLINE_MS,
+          finishJobDeadlineMs: FINISH_JOB_DEADLINE_MS,
+          log: (line) => log(`crawl ${num(count)}: ${line}`),
+        },
+        row,
       );
     }
     await stopChild(proc, 20_000);
@@ -320,7 +338,7 @@ export async function crawlOnce(
       crawlerPeakRssBytes: peakRss,
       crawlerStartRssBytes: startRss,
       failedAttempts: discoveryFailedAttempts,
-      steady: steadyWindow,
+      ...later,
       bare,
       ...(profile ? { profile } : {}),
       ...(heap ? { heap, heapRssBytes: heapRssBytes ?? NaN } : {}),
@@ -336,38 +354,11 @@ export async function crawlOnce(
   }
 }
 
-/** The source crawled again on the running crawler, measured like the discovery crawl `afterId`. */
-async function crawlAgain(
-  c: Client,
-  queues: CrawlQueues,
-  afterId: string,
-  crawlerPid: number,
-  simPids: number[],
-  checkCrawler: () => void,
-  log: (line: string) => void,
-): Promise<CrawlWindow> {
-  const meters = new CrawlMeters(simPids, crawlerPid);
-  const started = performance.now();
-  await triggerSourceCrawl(queues, (sql, params) => c.query(sql, params), SOURCE_NAME);
-  const row = await untilCrawlCloses(
-    c,
-    afterId,
-    started,
-    CRAWL_DEADLINE_MS,
-    () => {
-      checkCrawler();
-      meters.sample();
-    },
-    log,
-  );
-  return windowOf(row, performance.now() - started, meters.read(crawlerPid));
-}
-
 // The crawler's defaults (src/shared/config.ts), which the bench does not change.
 const WORKER_CONCURRENCY = 32;
 const QUERY_CONCURRENCY = 800;
 const BATCH_SIZE = 250;
-/** The columns of both crawl tables, discovery and steady, up to their own. */
+/** The columns of the crawl tables, discovery, steady and index, up to their own. */
 const CRAWL_COLUMNS = ["servers", "wall", "in database", "servers/s", "outcome", "CPU"];
 const COST_COLUMN = "CPU per server vs the bare query library";
 
@@ -429,16 +420,26 @@ async function queryBare(
   }
 }
 
-/** Which of a run's two crawls: the discovery of a fresh database, or the steady crawl after it. */
-type CrawlKind = "discovery" | "steady";
+/**
+ * Which of a run's crawls: the discovery of a fresh database, the listing steady crawl after it, or the index
+ * crawl after that.
+ */
+type CrawlKind = "discovery" | "steady" | "index";
 
 function windowFor(r: CrawlRun, kind: CrawlKind): CrawlWindow | null {
-  return kind === "discovery" ? r : r.steady;
+  switch (kind) {
+    case "discovery":
+      return r;
+    case "steady":
+      return r.steady;
+    case "index":
+      return r.index;
+  }
 }
 
 /**
  * The bare library's pass a crawl is compared with: its cold pass for the discovery crawl (a crawler process
- * just started), its warm one for the steady crawl (a crawler that has already crawled).
+ * just started), its warm one for the steady and index crawls (a crawler that has already crawled).
  */
 function bareFor(r: CrawlRun, kind: CrawlKind): BarePass | null {
   if (r.bare === null) return null;
@@ -462,7 +463,7 @@ function costCell(r: CrawlRun, kind: CrawlKind): string {
   return `crawler ${num(w.crawlerCpuMs / r.servers, 3)} + PostgreSQL ${num(w.postgresCpuMs / r.servers, 3)} ms vs bare ${num(bare.cpuMs / bare.servers, 3)} ms (${pass}: ${num(bare.servers)} servers, ${num(bare.answered)} answered): **${num(costRatio(r, kind), 2)}x**`;
 }
 
-/** The cells both crawl tables start with after the label: wall, in database, servers/s. */
+/** The cells the crawl tables start with after the label: wall, in database, servers/s. */
 function timeCells(servers: number, w: CrawlWindow): string[] {
   return [
     w.finished ? `**${seconds(w.wallMs, 1)}**` : `not finished after ${seconds(w.wallMs, 0)}`,
@@ -471,7 +472,7 @@ function timeCells(servers: number, w: CrawlWindow): string[] {
   ];
 }
 
-/** The CPU cell of both crawl tables. */
+/** The CPU cell of the crawl tables. */
 function cpuCell(w: CrawlWindow): string {
   return `crawler ${seconds(w.crawlerCpuMs, 1)}, simulators ${seconds(w.simulatorCpuMs, 1)}, PostgreSQL ${seconds(w.postgresCpuMs, 1)}, Redis ${seconds(w.redisCpuMs, 1)}; machine ${seconds(w.machineCpuMs, 1)} of ${seconds(w.wallMs * 2, 1)}`;
 }
@@ -510,7 +511,7 @@ export async function runCrawlPart(
         steady: baseline === null,
       });
       log(
-        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}${run.steady ? `; steady crawl ${run.steady.finished ? "finished" : "NOT finished"} in ${seconds(run.steady.wallMs)}, ${num(run.steady.queried)} queried` : ""}`,
+        `crawl ${num(count)}${baseline === null ? "" : " (baseline)"}: ${run.finished ? "finished" : "NOT finished"} in ${seconds(run.wallMs)}, ${num(run.answered)} answered, crawler peak RSS ${mib(run.crawlerPeakRssBytes)}${run.steady ? `; steady crawl ${run.steady.finished ? "finished" : "NOT finished"} in ${seconds(run.steady.wallMs)}, ${num(run.steady.queried)} queried` : ""}${run.index ? `; index crawl ${run.index.finished ? "finished" : "NOT finished"} in ${seconds(run.index.wallMs)}, ${num(run.index.queried)} queried` : ""}`,
       );
       runs.push(run);
     }
@@ -565,6 +566,29 @@ export async function runCrawlPart(
       ],
     ];
   });
+  const indexRows = runs.flatMap((r) => {
+    const w = r.index;
+    if (w === null) return [];
+    return [
+      [
+        label(r),
+        ...timeCells(r.servers, w),
+        `${num(w.listed)} from the index (nothing listed), ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
+        cpuCell(w),
+        costCell(r, "index"),
+      ],
+    ];
+  });
+  // Index crawls the scheduler opened by itself before the measured one: none, unless deferIndexTick failed.
+  const indexBefore = runs.flatMap((r) =>
+    r.steady === null
+      ? []
+      : [
+          r.indexBefore
+            ? `${num(r.indexBefore.crawls)} in the ${num(r.servers)}-server run (${num(r.indexBefore.queried)} servers queried)`
+            : `one still open at the deadline in the ${num(r.servers)}-server run`,
+        ],
+  );
   const defaults = runs.filter((r) => Object.keys(r.settings).length === 0 && r.baseline === null);
   const big = defaults.find((r) => r.servers === 100_000) ?? defaults[defaults.length - 1];
   const worstRss = Math.max(...defaults.map((r) => r.crawlerPeakRssBytes));
@@ -575,6 +599,7 @@ export async function runCrawlPart(
       : NaN;
   const ratio = big ? costRatio(big, "discovery") : NaN;
   const steadyRatio = big ? costRatio(big, "steady") : NaN;
+  const indexRatio = big ? costRatio(big, "index") : NaN;
   const verdicts: Verdict[] = [
     {
       what: `end-to-end crawl of ${num(big?.servers ?? 0)} servers`,
@@ -619,6 +644,13 @@ export async function runCrawlPart(
       met: Number.isFinite(steadyRatio) ? steadyRatio <= TARGET_COST_RATIO : null,
       gap: `${num(steadyRatio / TARGET_COST_RATIO, 2)}x the target`,
     },
+    {
+      what: `crawler + PostgreSQL CPU per server vs the bare query library's in the index crawl (${num(big?.servers ?? 0)} servers)`,
+      target: `<= ${TARGET_COST_RATIO}x`,
+      measured: `${num(indexRatio, 2)}x`,
+      met: Number.isFinite(indexRatio) ? indexRatio <= TARGET_COST_RATIO : null,
+      gap: `${num(indexRatio / TARGET_COST_RATIO, 2)}x the target`,
+    },
   ];
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
@@ -633,9 +665,15 @@ export async function runCrawlPart(
       rows,
     ),
     "",
-    "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. With QUERY_FROM_INDEX off (the bench's crawler environment) this crawl lists the master and queries every server again: the crawl a running index repeats every few minutes. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
+    "Steady crawl (every server known): once the discovery crawl has closed and its close's work (the shared-names rule, the roll-up) is done, the same crawler process crawls the same source again, started by enqueuing a start-crawl job as the API's triggerCrawl does. The bench's master source has `options.query: true`, so this crawl lists the master and queries every server again, as every crawl did with QUERY_FROM_INDEX off. Measured like the discovery: wall time from the start-crawl job to the crawl row being closed, the same CPU meters, and the ratio against the same bare-library run:",
     "",
     steadyRows.length > 0 ? table([...CRAWL_COLUMNS, COST_COLUMN], steadyRows) : "Not run.",
+    "",
+    `Index crawl (every known server queried, nothing listed): the steady state of a default deployment, since QUERY_FROM_INDEX=1 is the default. There the built-in \`index\` source re-queries every known server each QUERY_INTERVAL_MS, its servers planned in SQL from game_server without any listing, while the master's crawls only list (and query the servers never queried yet); so this, not the listing steady crawl, is the per-server work a default index repeats for months. The runs with steady crawls start the crawler with QUERY_FROM_INDEX=1 and QUERY_INTERVAL_MS=3,600,000 (the master's \`query: true\` keeps the two crawls above as they were); once the steady crawl has closed and its finish job is done, the same crawler crawls the \`index\` source, started by a start-crawl job, measured like the steady crawl and against the same warm bare-library pass:`,
+    "",
+    indexRows.length > 0 ? table([...CRAWL_COLUMNS, COST_COLUMN], indexRows) : "Not run.",
+    "",
+    `The index source's job scheduler would run its first tick as the crawler starts (BullMQ runs an \`every\` scheduler's first job at once) and open an index crawl beside the discovery, which in a trial run of 2,000 servers planned the 1,566 the master's first listings had already written and queried them during the discovery; so the bench makes the index source and its job scheduler before the crawler starts, with the first tick an interval (an hour) later, and the crawler's scheduler keeps them as they are. Index crawls the scheduler opened by itself before the measured one: ${indexBefore.join("; ") || "no run"}.`,
     "",
     ...verdicts.map(
       (v) =>
@@ -644,7 +682,7 @@ export async function runCrawlPart(
     "",
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
     "",
-    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own, with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, twice in that process: the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady crawl with its second (warm, as the crawler is by then); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
+    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own, with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, twice in that process: the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady and index crawls with its second (warm, as the crawler is by then); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
     "",
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
     ...(profiled?.heap

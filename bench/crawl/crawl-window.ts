@@ -101,13 +101,15 @@ const POLL_MS = 250;
 const PROGRESS_LOG_MS = 10_000;
 
 /**
- * Polls the first crawl after crawl `afterId` until its row is closed or `deadlineMs` has passed since
- * `startedMs`; `onPoll` (the meters, the crawler's health) runs after each look. Returns the crawl's last
- * row, none if it never started.
+ * Polls the first crawl of source `sourceName` after crawl `afterId` until its row is closed or `deadlineMs`
+ * has passed since `startedMs`; `onPoll` (the meters, the crawler's health) runs after each look. Returns the
+ * crawl's last row, none if it never started. By source, because with QUERY_FROM_INDEX the scheduler also
+ * opens a crawl of the `index` source when it starts, next to the master's: the first crawl row may be either.
  */
 export async function untilCrawlCloses(
   c: Client,
   afterId: string,
+  sourceName: string,
   startedMs: number,
   deadlineMs: number,
   onPoll: (row: CrawlRow | undefined) => void,
@@ -119,8 +121,9 @@ export async function untilCrawlCloses(
     await new Promise((r) => setTimeout(r, POLL_MS));
     row = (
       await c.query<CrawlRow>(
-        "SELECT id::text, key, started_at, finished_at, listed, queried, answered, failed, written FROM crawl WHERE id > $1 ORDER BY id LIMIT 1",
-        [afterId],
+        `SELECT c.id::text, c.key, c.started_at, c.finished_at, c.listed, c.queried, c.answered, c.failed, c.written
+         FROM crawl c JOIN master_source s ON s.id = c.source_id WHERE c.id > $1 AND s.name = $2 ORDER BY c.id LIMIT 1`,
+        [afterId, sourceName],
       )
     ).rows[0];
     onPoll(row);
