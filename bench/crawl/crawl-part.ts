@@ -553,32 +553,23 @@ export async function runCrawlPart(
     `${num(r.rows.game_server ?? 0)} servers, ${num(r.rows.server_sample ?? 0)} samples, ${num(r.rows.server_day ?? 0)} server-days, ${num(r.rows.population_rollup ?? 0)} rollups, ${num((r.rows.crawl_run ?? 0) + (r.rows.crawl_batch ?? 0))} runs+batches`,
     mib(r.bytesWritten),
   ]);
-  const steadyRows = runs.flatMap((r) => {
-    const w = r.steady;
-    if (w === null) return [];
-    return [
-      [
-        label(r),
-        ...timeCells(r.servers, w),
-        `${num(w.listed)} listed, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
-        cpuCell(w),
-        costCell(r, "steady"),
-      ],
-    ];
-  });
-  const indexRows = runs.flatMap((r) => {
-    const w = r.index;
-    if (w === null) return [];
-    return [
-      [
-        label(r),
-        ...timeCells(r.servers, w),
-        `${num(w.listed)} from the index (nothing listed), ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
-        cpuCell(w),
-        costCell(r, "index"),
-      ],
-    ];
-  });
+  /** The rows of a crawl after the discovery, on the same crawler; `found` says where its servers came from. */
+  const laterRows = (kind: "steady" | "index", found: (w: CrawlWindow) => string) =>
+    runs.flatMap((r) => {
+      const w = kind === "steady" ? r.steady : r.index;
+      if (w === null) return [];
+      return [
+        [
+          label(r),
+          ...timeCells(r.servers, w),
+          `${found(w)}, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
+          cpuCell(w),
+          costCell(r, kind),
+        ],
+      ];
+    });
+  const steadyRows = laterRows("steady", (w) => `${num(w.listed)} listed`);
+  const indexRows = laterRows("index", (w) => `${num(w.listed)} from the index (nothing listed)`);
   // Index crawls the scheduler opened by itself before the measured one: none, unless deferIndexTick failed.
   const indexBefore = runs.flatMap((r) =>
     r.steady === null
