@@ -203,6 +203,24 @@ describe("A2S client against the simulator", () => {
     expect(isProtocolError(error, "TIMEOUT")).toBe(false);
   });
 
+  it("raises a server's timeout or malformed answer without a stack trace, and a caller's invalid option with one", async () => {
+    const frames = (e: unknown): number =>
+      String((e as Error).stack)
+        .split("\n")
+        .filter((l) => l.trimStart().startsWith("at ")).length;
+    const limit = Error.stackTraceLimit;
+    const silent = await queryInfo(at("silent"), options).catch((e: unknown) => e);
+    const malformed = await queryInfo(at("malformed"), options).catch((e: unknown) => e);
+    const invalid = await queryInfo(at("plain"), { timeoutMs: -1 }).catch((e: unknown) => e);
+    expect(isProtocolError(silent, "TIMEOUT")).toBe(true);
+    expect(String((silent as Error).stack)).toBe(`ProtocolError: ${(silent as Error).message}`);
+    expect(isProtocolError(malformed)).toBe(true);
+    expect(frames(malformed)).toBe(0);
+    expect(isProtocolError(invalid, "INVALID_ARGUMENT")).toBe(true);
+    expect(frames(invalid)).toBeGreaterThan(0);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
   it("keeps info and players when RULES is never answered", async () => {
     const result = await queryServer(at("noRules"), options);
     expect(result.info).not.toBeNull();
