@@ -1,0 +1,249 @@
+/**
+ * `node dist-bench/bench/crawl/answer-write.js [--servers 100000] [--rounds 2]`: what a crawl's write of its
+ * answers costs PostgreSQL, on game_server as migrated and on game_server made ready for heap-only (HOT)
+ * updates. docs/BENCHMARKS.md, "The crawl's profile and PostgreSQL's statements", has the why.
+ *
+ * A fleet's answers (the simulator's fleet: its names, maps, players and rules) are listed into batches of 100
+ * and written with the crawl's own writeBatchOutcomes, once to fill the rows and then once measured, per
+ * setup and round, each on a freshly rewritten table (VACUUM FULL). One pool connection: its backend's CPU is
+ * read from /proc, as is this process's (the crawler's side of the write: cleaning, digests, JSON).
+ */
+import { parseArgs } from "node:util";
+import { listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
+import { ensureSamplePartition } from "../../src/crawler/store/partitions";
+import {
+  recordListing,
+  writeBatchOutcomes,
+  type ListingRow,
+} from "../../src/crawler/store/server-store";
+import type { ServerStatus } from "../../src/protocol";
+import { createDb, type Db } from "../../src/shared/db";
+import { playersOf, rulesOf } from "../../src/simulator/content";
+import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { makeFleet } from "../../src/simulator/make-fleet";
+import { createBenchDb } from "../lib/bench-db";
+import { procCpuMs } from "../lib/simulator";
+
+const BATCH_SIZE = 100;
+const HOSTS = 250;
+
+/** The two sort indexes of the API (LAST_SEEN, PING) whose columns every answer changes. */
+const PER_CRAWL_SORT_INDEXES = {
+  game_server_last_seen_key_id_idx: `(COALESCE(last_answered_at, TIMESTAMPTZ '1970-01-01 00:00:00+00')), id`,
+  game_server_ping_key_id_idx: "(COALESCE(ping_ms, 32767)), id",
+};
+
+interface Setup {
+  label: string;
+  sql: string[];
+}
+
+const SETUPS: Setup[] = [
+  { label: "as migrated (fillfactor 100, every index)", sql: [] },
+  {
+    label: "fillfactor 80, the LAST_SEEN and PING sort indexes dropped",
+    sql: [
+      "ALTER TABLE game_server SET (fillfactor = 80)",
+      ...Object.keys(PER_CRAWL_SORT_INDEXES).map((name) => `DROP INDEX ${name}`),
+    ],
+  },
+];
+
+const RESTORE = [
+  "ALTER TABLE game_server SET (fillfactor = 100)",
+  ...Object.entries(PER_CRAWL_SORT_INDEXES).map(
+    ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${name} ON game_server (${columns})`,
+  ),
+];
+
+const OS = { l: "linux", w: "windows", m: "mac" } as const;
+const SERVER_TYPE = { d: "dedicated", l: "listen", p: "proxy" } as const;
+
+function statusOf(spec: SimServerSpec): ServerStatus {
+  const s = spec.state;
+  return {
+    protocol: "source",
+    name: s.name,
+    map: s.map,
+    folder: s.folder,
+    game: s.game,
+    appId: s.appId,
+    gameId: String(s.appId),
+    players: s.players,
+    maxPlayers: s.maxPlayers,
+    bots: s.bots,
+    passwordProtected: s.passwordProtected,
+    vacSecured: s.vacSecured,
+    dedicated: s.serverType === "d",
+    os: OS[s.environment],
+    version: s.version,
+    keywords: s.keywords,
+    gamePort: s.gamePort,
+    steamId: null,
+    playerList: playersOf(spec).map((p) => ({
+      name: p.name,
+      score: p.score,
+      durationSeconds: p.durationSeconds,
+    })),
+    rules: rulesOf(spec),
+    raw: null,
+    pingMs: 1,
+    serverType: SERVER_TYPE[s.serverType],
+  };
+}
+
+function listingRowOf(spec: SimServerSpec): ListingRow {
+  return {
+    address: spec.host,
+    ip: spec.host,
+    queryPort: spec.queryPort,
+    gamePort: null,
+    region: spec.region,
+    protocol: "source",
+    notQueryable: false,
+    isRelay: false,
+    managed: false,
+    reported: null,
+  };
+}
+
+interface Written {
+  postgresCpuMs: number;
+  crawlerCpuMs: number;
+  updates: number;
+  hotUpdates: number;
+}
+
+async function tableCounts(db: Db): Promise<{ updates: number; hot: number }> {
+  // A backend reports its statistics when it goes idle, at most once a second unless told to.
+  await db.$queryRawUnsafe("SELECT pg_stat_force_next_flush()::text");
+  const rows = await db.$queryRawUnsafe<{ u: number; h: number }[]>(
+    `SELECT n_tup_upd::int AS u, n_tup_hot_upd::int AS h FROM pg_stat_user_tables WHERE relname = 'game_server'`,
+  );
+  return { updates: rows[0]?.u ?? 0, hot: rows[0]?.h ?? 0 };
+}
+
+/** One crawl of the whole fleet: listed into batches, then every batch's answers written. */
+async function crawlOnce(
+  db: Db,
+  sourceId: number,
+  key: string,
+  specs: SimServerSpec[],
+  backendPid: number,
+): Promise<Written> {
+  const crawl = await openCrawl(db, {
+    key,
+    sourceId,
+    startedAt: new Date(),
+    splits: [{ region: 0, split: "" }],
+  });
+  await ensureSamplePartition(db, crawl.startedAt);
+  const [run] = await listRuns(db, crawl.id);
+  if (!run) throw new Error(`crawl ${key} has no run`);
+  const listing = await recordListing(db, {
+    crawlId: crawl.id,
+    crawlAt: crawl.startedAt,
+    runId: run.id,
+    sourceId,
+    label: "r0",
+    batchSize: BATCH_SIZE,
+    partial: false,
+    error: null,
+    rows: specs.map(listingRowOf),
+    deferListedAt: true,
+  });
+  const statusById = new Map<number, ServerStatus>();
+  const ids = await db.$queryRawUnsafe<{ id: bigint; address: string; query_port: number }[]>(
+    "SELECT id, address, query_port FROM game_server",
+  );
+  const specByKey = new Map(specs.map((s) => [`${s.host}:${s.queryPort}`, s]));
+  for (const r of ids) {
+    const spec = specByKey.get(`${r.address}:${r.query_port}`);
+    if (spec) statusById.set(Number(r.id), statusOf(spec));
+  }
+  const batches = await db.$queryRawUnsafe<{ batch_key: string; server_ids: bigint[] }[]>(
+    "SELECT batch_key, server_ids FROM crawl_batch WHERE crawl_id = $1 ORDER BY batch_key",
+    crawl.id,
+  );
+  if (batches.length !== listing.batchKeys.length) throw new Error("batches do not match listing");
+  const before = await tableCounts(db);
+  const postgresBefore = procCpuMs(backendPid);
+  const crawlerBefore = process.cpuUsage();
+  for (const b of batches) {
+    await writeBatchOutcomes(db, {
+      crawlId: crawl.id,
+      crawlAt: crawl.startedAt,
+      batchKey: b.batch_key,
+      offlineAfterFailures: 2,
+      outcomes: b.server_ids.map((raw) => {
+        const serverId = Number(raw);
+        const status = statusById.get(serverId);
+        if (!status) throw new Error(`no answer for server ${serverId}`);
+        return { serverId, kind: "answered" as const, status, pingMs: status.pingMs };
+      }),
+    });
+  }
+  const crawlerCpu = process.cpuUsage(crawlerBefore);
+  const postgresCpuMs = procCpuMs(backendPid) - postgresBefore;
+  const after = await tableCounts(db);
+  return {
+    postgresCpuMs,
+    crawlerCpuMs: (crawlerCpu.user + crawlerCpu.system) / 1000,
+    updates: after.updates - before.updates,
+    hotUpdates: after.hot - before.hot,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { servers: { type: "string" }, rounds: { type: "string" } },
+  });
+  const servers = Number(values.servers ?? 100_000);
+  const rounds = Number(values.rounds ?? 2);
+  const specs = makeFleet({
+    count: servers,
+    seed: 1,
+    hosts: Array.from({ length: HOSTS }, (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`),
+  });
+  const bench = await createBenchDb("answer_write");
+  const db = createDb(bench.url, { max: 1 });
+  try {
+    await db.$executeRawUnsafe(
+      `INSERT INTO master_source (name, kind, host, updated_at) VALUES ('answers', 'ADDRESS_LIST', '127.0.0.1', now())`,
+    );
+    const [source] = await db.$queryRawUnsafe<{ id: number }[]>(
+      "SELECT id FROM master_source WHERE name = 'answers'",
+    );
+    const [backend] = await db.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
+    if (!source || !backend) throw new Error("no source or no backend");
+    const sourceId = source.id;
+    const backendPid = backend.pid;
+    let crawlNo = 0;
+    console.log(
+      `${servers} servers in batches of ${BATCH_SIZE}; per server: PostgreSQL backend CPU, this process's CPU, updates HOT`,
+    );
+    for (let round = 1; round <= rounds; round++) {
+      for (const setup of SETUPS) {
+        for (const sql of [...RESTORE, ...setup.sql]) await db.$executeRawUnsafe(sql);
+        await db.$executeRawUnsafe("VACUUM FULL game_server");
+        await db.$executeRawUnsafe("CHECKPOINT");
+        // The first write after the rewrite fills each row's answer; the crawl after it is what repeats.
+        await crawlOnce(db, sourceId, `fill-${++crawlNo}`, specs, backendPid);
+        const w = await crawlOnce(db, sourceId, `measured-${++crawlNo}`, specs, backendPid);
+        console.log(
+          `round ${round}, ${setup.label}: PostgreSQL ${((1000 * w.postgresCpuMs) / servers).toFixed(1)} us, ` +
+            `this process ${((1000 * w.crawlerCpuMs) / servers).toFixed(1)} us, ` +
+            `HOT ${w.hotUpdates} of ${w.updates} updates`,
+        );
+      }
+    }
+  } finally {
+    await db.$disconnect();
+    await bench.drop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
