@@ -16,11 +16,12 @@ import {
   writeBatchOutcomes,
   type ListingRow,
 } from "../../src/crawler/store/server-store";
-import type { ServerStatus } from "../../src/protocol";
+import { serverQueryToStatus, type ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
 import { playersOf, rulesOf } from "../../src/simulator/content";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { makeFleet } from "../../src/simulator/make-fleet";
+import { sourceInfoOf } from "../../src/simulator/sim-server";
 import { createBenchDb } from "../lib/bench-db";
 import { procCpuMs } from "../lib/simulator";
 
@@ -56,40 +57,24 @@ const RESTORE = [
   ),
 ];
 
-const OS = { l: "linux", w: "windows", m: "mac" } as const;
-const SERVER_TYPE = { d: "dedicated", l: "listen", p: "proxy" } as const;
-
+/** The answer the crawler would store for this server: the simulator's replies through the protocol's own mapping. */
 function statusOf(spec: SimServerSpec): ServerStatus {
-  const s = spec.state;
-  return {
-    protocol: "source",
-    name: s.name,
-    map: s.map,
-    folder: s.folder,
-    game: s.game,
-    appId: s.appId,
-    gameId: String(s.appId),
-    players: s.players,
-    maxPlayers: s.maxPlayers,
-    bots: s.bots,
-    passwordProtected: s.passwordProtected,
-    vacSecured: s.vacSecured,
-    dedicated: s.serverType === "d",
-    os: OS[s.environment],
-    version: s.version,
-    keywords: s.keywords,
-    gamePort: s.gamePort,
-    steamId: null,
-    playerList: playersOf(spec).map((p) => ({
-      name: p.name,
-      score: p.score,
-      durationSeconds: p.durationSeconds,
-    })),
-    rules: rulesOf(spec),
-    raw: null,
+  const players = playersOf(spec).map((p) => ({
+    index: 0,
+    name: p.name,
+    score: p.score,
+    duration: p.durationSeconds,
+  }));
+  const rules = rulesOf(spec);
+  const status = serverQueryToStatus({
+    info: { info: sourceInfoOf(spec), pingMs: 1 },
+    players: { count: players.length, players },
+    rules: { count: rules.length, rules },
     pingMs: 1,
-    serverType: SERVER_TYPE[s.serverType],
-  };
+    errors: {},
+  });
+  if (!status) throw new Error(`no status for ${spec.host}:${spec.queryPort}`);
+  return status;
 }
 
 function listingRowOf(spec: SimServerSpec): ListingRow {
@@ -129,6 +114,7 @@ async function crawlOnce(
   sourceId: number,
   key: string,
   specs: SimServerSpec[],
+  answers: Map<number, ServerStatus>,
   backendPid: number,
 ): Promise<Written> {
   const crawl = await openCrawl(db, {
@@ -152,14 +138,16 @@ async function crawlOnce(
     rows: specs.map(listingRowOf),
     deferListedAt: true,
   });
-  const statusById = new Map<number, ServerStatus>();
-  const ids = await db.$queryRawUnsafe<{ id: bigint; address: string; query_port: number }[]>(
-    "SELECT id, address, query_port FROM game_server",
-  );
-  const specByKey = new Map(specs.map((s) => [`${s.host}:${s.queryPort}`, s]));
-  for (const r of ids) {
-    const spec = specByKey.get(`${r.address}:${r.query_port}`);
-    if (spec) statusById.set(Number(r.id), statusOf(spec));
+  // Server ids stay from one crawl to the next: the answers are made once, after the first listing.
+  if (answers.size === 0) {
+    const specByKey = new Map(specs.map((s) => [`${s.host}:${s.queryPort}`, s]));
+    const rows = await db.$queryRawUnsafe<{ id: bigint; address: string; query_port: number }[]>(
+      "SELECT id, address, query_port FROM game_server",
+    );
+    for (const r of rows) {
+      const spec = specByKey.get(`${r.address}:${r.query_port}`);
+      if (spec) answers.set(Number(r.id), statusOf(spec));
+    }
   }
   const batches = await db.$queryRawUnsafe<{ batch_key: string; server_ids: bigint[] }[]>(
     "SELECT batch_key, server_ids FROM crawl_batch WHERE crawl_id = $1 ORDER BY batch_key",
@@ -177,7 +165,7 @@ async function crawlOnce(
       offlineAfterFailures: 2,
       outcomes: b.server_ids.map((raw) => {
         const serverId = Number(raw);
-        const status = statusById.get(serverId);
+        const status = answers.get(serverId);
         if (!status) throw new Error(`no answer for server ${serverId}`);
         return { serverId, kind: "answered" as const, status, pingMs: status.pingMs };
       }),
@@ -219,6 +207,7 @@ async function main(): Promise<void> {
     const sourceId = source.id;
     const backendPid = backend.pid;
     let crawlNo = 0;
+    const answers = new Map<number, ServerStatus>();
     console.log(
       `${servers} servers in batches of ${BATCH_SIZE}; per server: PostgreSQL backend CPU, this process's CPU, updates HOT`,
     );
@@ -228,8 +217,15 @@ async function main(): Promise<void> {
         await db.$executeRawUnsafe("VACUUM FULL game_server");
         await db.$executeRawUnsafe("CHECKPOINT");
         // The first write after the rewrite fills each row's answer; the crawl after it is what repeats.
-        await crawlOnce(db, sourceId, `fill-${++crawlNo}`, specs, backendPid);
-        const w = await crawlOnce(db, sourceId, `measured-${++crawlNo}`, specs, backendPid);
+        await crawlOnce(db, sourceId, `fill-${++crawlNo}`, specs, answers, backendPid);
+        const w = await crawlOnce(
+          db,
+          sourceId,
+          `measured-${++crawlNo}`,
+          specs,
+          answers,
+          backendPid,
+        );
         console.log(
           `round ${round}, ${setup.label}: PostgreSQL ${((1000 * w.postgresCpuMs) / servers).toFixed(1)} us, ` +
             `this process ${((1000 * w.crawlerCpuMs) / servers).toFixed(1)} us, ` +

@@ -38,6 +38,7 @@ export {
   type Rule,
   type RulesResult,
 } from "./valve/a2s-rules";
+export { serverQueryToStatus } from "./valve/server-status";
 export {
   encodeGetChallengeRequest,
   decodeChallengeResponse,
