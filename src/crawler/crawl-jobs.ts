@@ -44,6 +44,7 @@ import {
 } from "./store/crawl-store";
 import { checkSharedPlayerNames } from "./store/shared-names";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
+import { JobNotStartedError } from "./job-not-started";
 import { rollupRange } from "./store/history-store";
 import { ensureSamplePartition } from "./store/partitions";
 import {
@@ -398,10 +399,16 @@ export async function listRun(
   await maybeFinish(deps, crawl);
 }
 
+/**
+ * `signal`: the job's own (BullMQ aborts it when the worker gives the job up). `stopping`: the worker's stop
+ * has begun; a batch still waiting for a query slot then throws JobNotStartedError and goes back to the
+ * queue unstarted.
+ */
 export async function queryBatch(
   deps: CrawlDeps,
   job: QueryBatchJob,
   signal?: AbortSignal,
+  stopping?: AbortSignal,
 ): Promise<void> {
   const crawl = await getCrawl(deps.db, job.crawlId);
   // A closed crawl has no batch left to run (finishCrawl waits for all): it was cancelled or given up.
@@ -419,7 +426,11 @@ export async function queryBatch(
   // batch's: a job waits here, holding only its ids, so a worker may run more batch jobs than fill the slots
   // (WORKER_CONCURRENCY) and keep them full while the jobs that started first wait for their slowest servers.
   // Nothing may await between the slot and the queries below: the next job is let through on the next turn.
-  await deps.querier.whenFree?.(querySignal);
+  await deps.querier.whenFree?.(querySignal, stopping);
+  if (stopping?.aborted === true && !querySignal.aborted) {
+    watch.dispose();
+    throw new JobNotStartedError();
+  }
   const startedAt = new Date();
   // The querier caps queries in flight per process (limitInFlight); the batch asks for all of its servers.
   const outcomes = await mapLimit(

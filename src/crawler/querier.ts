@@ -20,11 +20,12 @@ export interface Querier {
   query(target: QueryTarget, signal: AbortSignal): Promise<QueryOutcome>;
   /**
    * Resolves once a query sent now would not have to wait for a slot (a querier with a cap on queries in
-   * flight, limitInFlight), or when `signal` aborts. A batch job waits for it before it sends its queries,
-   * so the jobs of a process start as the slots free up instead of queueing behind each other.
+   * flight, limitInFlight), or when `signal` or `stopping` aborts. A batch job waits for it before it sends
+   * its queries, so the jobs of a process start as the slots free up instead of queueing behind each other.
+   * `stopping` is the worker's stop: a job still waiting then goes back to its queue unstarted.
    * Absent: always free.
    */
-  whenFree?(signal: AbortSignal): Promise<void>;
+  whenFree?(signal: AbortSignal, stopping?: AbortSignal): Promise<void>;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
@@ -92,20 +93,32 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
         release();
       }
     },
-    whenFree(signal) {
-      if (signal.aborted || (held.length === 0 && free())) return Promise.resolve();
+    whenFree(signal, stopping) {
+      if (signal.aborted || stopping?.aborted === true) return Promise.resolve();
+      if (held.length === 0 && !pumping && free()) {
+        // Through at once, and this turn is its own: a caller arriving before this one has sent its queries
+        // (batch jobs that start together) is held, not let through on a count of slots it is about to take.
+        pumping = true;
+        setImmediate(() => {
+          pumping = false;
+          pump();
+        });
+        return Promise.resolve();
+      }
       return new Promise<void>((resolve) => {
         const go = (): void => {
           signal.removeEventListener("abort", onAbort);
+          stopping?.removeEventListener("abort", onAbort);
           resolve();
         };
         const onAbort = (): void => {
           const at = held.indexOf(go);
           if (at >= 0) held.splice(at, 1);
-          resolve();
+          go();
         };
         held.push(go);
         signal.addEventListener("abort", onAbort, { once: true });
+        stopping?.addEventListener("abort", onAbort, { once: true });
         pump();
       });
     },

@@ -1,13 +1,17 @@
 /**
  * Stopping BullMQ workers within a deadline. Worker.close() waits for every job in flight however long
  * it runs (a listing may take minutes), and a later close(true) only returns that same pending promise,
- * so STOP_GRACE_MS was never honoured. Here: take no new jobs, give the running ones the grace period,
- * then hand each one still running back to its queue's wait list (Job.moveToWait: no attempt is spent,
- * another worker takes it at once), abort its processor through its signal, and close by force.
+ * so STOP_GRACE_MS was never honoured. Here: take no new jobs, tell the running ones (`stopping`), give
+ * them the grace period, then hand each one still running back to its queue's wait list (Job.moveToWait:
+ * no attempt is spent, another worker takes it at once), abort its processor through its signal, and
+ * close by force. A job that has not begun its work when told (a query batch waiting for a slot) throws
+ * JobNotStartedError and goes back at once: the stop then waits only for work already under way, and
+ * does not start more of it that the end of the grace would throw away.
  */
 import { Job, WaitingError, type Worker } from "bullmq";
 import type IORedis from "ioredis";
 import type { Logger } from "../shared/logger";
+import { JobNotStartedError } from "./job-not-started";
 
 type Processor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
 
@@ -28,13 +32,15 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 export class JobsInFlight {
   private readonly running = new Map<string, { job: Job; token: string | undefined }>();
   private readonly handedBack = new Set<string>();
-  private stopping = false;
+  private readonly stopController = new AbortController();
+  /** Aborted when stop() begins: a job that has not started its work yet should throw JobNotStartedError. */
+  readonly stopBegun: AbortSignal = this.stopController.signal;
 
   /** The processor, with its job tracked while it runs; a handed-back job ends as a WaitingError, so BullMQ leaves it in the queue. */
   track(processor: Processor): Processor {
     return async (job, token, signal) => {
       const key = `${job.queueName}:${job.id ?? ""}`;
-      if (this.stopping) {
+      if (this.stopBegun.aborted) {
         // Fetched while the stop began: straight back to the queue, unstarted.
         this.handedBack.add(key);
         await job.moveToWait(token).catch(() => undefined);
@@ -46,6 +52,10 @@ export class JobsInFlight {
         if (this.handedBack.has(key)) throw new WaitingError();
         return result;
       } catch (err) {
+        if (err instanceof JobNotStartedError && !this.handedBack.has(key)) {
+          this.handedBack.add(key);
+          await job.moveToWait(token).catch(() => undefined);
+        }
         if (this.handedBack.has(key)) throw new WaitingError();
         throw err;
       } finally {
@@ -70,13 +80,15 @@ export class JobsInFlight {
       Promise.all(workers.map(({ worker }) => worker.pause(true).catch(() => undefined))),
       STEP_TIMEOUT_MS,
     );
+    // From here every job a worker still fetches goes straight back (track()), and a job not started yet
+    // comes back unstarted. After the pause, so that such a job is not fetched again by a worker still taking
+    // jobs. A paused BullMQ worker's pending blocking fetch still moves a job to active when woken, and a
+    // hand-back wakes it: the job just handed back came straight back to this worker, and when that landed
+    // after close() had begun, it stayed active under a lock nobody renewed until the stalled check, about a
+    // minute, freed it.
+    this.stopController.abort();
     while (this.running.size > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
-    // From here every job a worker still fetches goes straight back (track()). A paused BullMQ worker's pending
-    // blocking fetch still moves a job to active when woken, and the hand-back below wakes it: the job just
-    // handed back came straight back to this worker, and when that landed after close() had begun, it stayed
-    // active under a lock nobody renewed until the stalled check, about a minute, freed it.
-    this.stopping = true;
     if (this.running.size > 0) {
       const jobs = [...this.running.entries()];
       logger.warn(

@@ -165,7 +165,7 @@ export function startWorkers(deps: CrawlDeps, s: WorkerSettings, logger: Logger)
       guard(job, token, async () => {
         if (job.name === JOB.requeryServer)
           await requeryServer(deps, job.data as RequeryServerJob, signal);
-        else await queryBatch(deps, job.data as QueryBatchJob, signal);
+        else await queryBatch(deps, job.data as QueryBatchJob, signal, inFlight.stopBegun);
         return null;
       }),
     ),

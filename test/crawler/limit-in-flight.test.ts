@@ -122,6 +122,55 @@ describe("limitInFlight", () => {
       expect(through).toBe(3);
     });
 
+    it("holds a caller arriving in the same turn as one it let through at once, until that one has sent", async () => {
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 2);
+      let through = 0;
+      // Two batch jobs starting together, each sending 2 queries once through: the slots fit one of them.
+      const batch = async (first: number): Promise<void> => {
+        await limited.whenFree!(signal);
+        through += 1;
+        await Promise.all([
+          limited.query(target(first), signal),
+          limited.query(target(first + 1), signal),
+        ]);
+      };
+      const both = [batch(1), batch(3)];
+      await turn();
+      await turn();
+      expect(through).toBe(1);
+      // The first batch's queries end: the slots are free again, and the second goes through.
+      ends.shift()!();
+      ends.shift()!();
+      await both[0];
+      await turn();
+      await turn();
+      expect(through).toBe(2);
+      ends.shift()!();
+      ends.shift()!();
+      await Promise.all(both);
+    });
+
+    it("lets held callers go at once when the worker's stop aborts `stopping`", async () => {
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 1);
+      const first = limited.query(target(1), signal);
+      const stopping = new AbortController();
+      let through = 0;
+      const held = [1, 2].map(() =>
+        limited.whenFree!(signal, stopping.signal).then(() => (through += 1)),
+      );
+      await turn();
+      expect(through).toBe(0);
+      stopping.abort();
+      await Promise.all(held);
+      expect(through).toBe(2);
+      // Once stopping, nobody is held.
+      await limited.whenFree!(signal, stopping.signal);
+      ends.shift()!();
+      await first;
+    });
+
     it("lets a held caller go when its signal aborts, and forgets it", async () => {
       const { inner, ends } = controlled();
       const limited = limitInFlight(inner, 1);
