@@ -42,8 +42,7 @@ export class JobsInFlight {
       const key = `${job.queueName}:${job.id ?? ""}`;
       if (this.stopBegun.aborted) {
         // Fetched while the stop began: straight back to the queue, unstarted.
-        this.handedBack.add(key);
-        await job.moveToWait(token).catch(() => undefined);
+        await this.handBackUnstarted(key, job, token);
         throw new WaitingError();
       }
       this.running.set(key, { job, token });
@@ -52,16 +51,20 @@ export class JobsInFlight {
         if (this.handedBack.has(key)) throw new WaitingError();
         return result;
       } catch (err) {
-        if (err instanceof JobNotStartedError && !this.handedBack.has(key)) {
-          this.handedBack.add(key);
-          await job.moveToWait(token).catch(() => undefined);
-        }
+        if (err instanceof JobNotStartedError && !this.handedBack.has(key))
+          await this.handBackUnstarted(key, job, token);
         if (this.handedBack.has(key)) throw new WaitingError();
         throw err;
       } finally {
         this.running.delete(key);
       }
     };
+  }
+
+  /** Back to the queue's wait list, no attempt spent; a Redis that cannot take it leaves it to the stalled check. */
+  private async handBackUnstarted(key: string, job: Job, token: string | undefined): Promise<void> {
+    this.handedBack.add(key);
+    await job.moveToWait(token).catch(() => undefined);
   }
 
   get size(): number {
