@@ -617,7 +617,9 @@ export async function runCrawlPart(
     {
       what: "crawler peak RSS at 100,000 servers vs at 10,000",
       target: `<= ${num(TARGET_RSS_GROWTH, 1)}x`,
-      measured: `${num(rssGrowth, 2)}x`,
+      measured: Number.isFinite(rssGrowth)
+        ? `${num(rssGrowth, 2)}x`
+        : "n/a: needs runs of both sizes (`--crawl-fleets 10000,100000`)",
       met: Number.isFinite(rssGrowth) ? rssGrowth <= TARGET_RSS_GROWTH : null,
       gap: `${num(rssGrowth / TARGET_RSS_GROWTH, 2)}x the target`,
     },
