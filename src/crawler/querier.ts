@@ -64,11 +64,17 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
   // One held caller at a time, each on a turn of the event loop of its own, so the one let through has
   // sent its queries (or found it has none to send) before the next is weighed.
   let pumping = false;
-  const pump = (): void => {
-    if (pumping || held.length === 0) return;
+  /** No held caller goes through in the rest of this turn; `next` runs on the next one. */
+  const takeTurn = (next: () => void): void => {
     pumping = true;
     setImmediate(() => {
       pumping = false;
+      next();
+    });
+  };
+  const pump = (): void => {
+    if (pumping || held.length === 0) return;
+    takeTurn(() => {
       if (!free()) return;
       held.shift()?.();
       pump();
@@ -98,11 +104,7 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
       if (held.length === 0 && !pumping && free()) {
         // Through at once, and this turn is its own: a caller arriving before this one has sent its queries
         // (batch jobs that start together) is held, not let through on a count of slots it is about to take.
-        pumping = true;
-        setImmediate(() => {
-          pumping = false;
-          pump();
-        });
+        takeTurn(pump);
         return Promise.resolve();
       }
       return new Promise<void>((resolve) => {
