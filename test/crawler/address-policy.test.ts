@@ -42,6 +42,45 @@ describe("address policy", () => {
     expect(strict.check("0x7f.0.0.1").queryable).toBe(false);
   });
 
+  it.each([
+    "010.0.0.1",
+    "8.8.8.08",
+    "8.8.8.256",
+    "8.8.8",
+    "8.8.8.8.8",
+    "8.8.8.8.",
+    ".8.8.8.8",
+    "8..8.8",
+    " 8.8.8.8",
+    "8.8.8.8 ",
+    "8.8.8.-1",
+    "８.8.8.8",
+    "",
+  ])("%j is no IP literal: never queried, no inet value", (host) => {
+    const verdict = strict.check(host);
+    expect(verdict.queryable).toBe(false);
+    expect(verdict.ip).toBeNull();
+    expect(ipLiteral(host)).toBeNull();
+  });
+
+  it("keeps a dotted quad's own text as its inet value, octet by octet", () => {
+    expect(strict.check("8.8.4.4")).toEqual({ queryable: true, ip: "8.8.4.4", reason: "public" });
+    expect(strict.check("[1.0.0.1]")).toEqual({ queryable: true, ip: "1.0.0.1", reason: "public" });
+    expect(strict.check("0.0.0.0")).toEqual({
+      queryable: false,
+      ip: "0.0.0.0",
+      reason: "non-public",
+    });
+    expect(strict.check("255.255.255.254").reason).toBe("non-public");
+    // The octets, not only the text, decide: 10.x is private, 100.x and 110.x are not.
+    expect(strict.check("10.200.1.2").reason).toBe("non-public");
+    expect(strict.check("110.200.1.2").reason).toBe("public");
+    expect(strict.check("100.63.255.255").reason).toBe("public");
+    expect(strict.check("100.64.0.0").reason).toBe("non-public");
+    expect(strict.check("169.254.255.255").reason).toBe("relay");
+    expect(strict.check("169.253.255.255").reason).toBe("public");
+  });
+
   it("lets the allow-list open loopback (tests, demo) and named hosts", () => {
     const policy = createAddressPolicy(
       loadConfig({ ADDRESS_ALLOW_LIST: "127.0.0.0/8,::1,localhost" }).addressAllowList,
