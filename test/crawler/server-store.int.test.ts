@@ -415,6 +415,42 @@ describe("registrations of listed addresses", () => {
     expect(await t.db.gameServer.count()).toBe(1);
     expect(await t.db.serverSample.count()).toBe(samples);
   });
+
+  it("writes listed host names that need quoting, and finds each again at the next listing", async () => {
+    const sourceId = (
+      await t.db.masterSource.create({
+        data: { name: "quoting", kind: "ADDRESS_LIST", host: "127.0.0.1" },
+      })
+    ).id;
+    const hosts = [
+      'a"b.example',
+      "back\\slash.example",
+      "{brace},comma",
+      "it's",
+      "emoji-\u{1f600}",
+      "NULL",
+    ];
+    const rows = hosts.map((address, i) =>
+      listingRow(42000 + i, { address, ip: null, notQueryable: true, region: null }),
+    );
+    const first = await list("quoting-1", sourceId, rows);
+    expect(first.found).toBe(hosts.length);
+    const stored = await t.db.gameServer.findMany({
+      where: { sourceId },
+      orderBy: { queryPort: "asc" },
+    });
+    expect(stored.map((s) => s.address)).toEqual(hosts);
+    const second = await list("quoting-2", sourceId, rows);
+    expect(second.found).toBe(hosts.length);
+    const again = await t.db.gameServer.findMany({
+      where: { sourceId },
+      orderBy: { queryPort: "asc" },
+    });
+    expect(again.map((s) => s.id)).toEqual(stored.map((s) => s.id));
+    expect(
+      again.every((s, i) => s.lastListedAt!.getTime() > stored[i]!.lastListedAt!.getTime()),
+    ).toBe(true);
+  });
 });
 
 describe("stale crawls", () => {
