@@ -7,9 +7,9 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getHeapSpaceStatistics } from "node:v8";
 import { createAddressPolicy, type AddressPolicy } from "../../src/crawler/address-policy";
 import { loadConfig } from "../../src/shared/config";
+import { bytesPerCall } from "../lib/garbage";
 
 type MakePolicy = typeof createAddressPolicy;
 
@@ -19,25 +19,6 @@ function usPerCheck(policy: AddressPolicy, hosts: string[], passes: number): num
   for (let p = 0; p < passes; p++) for (const host of hosts) policy.check(host);
   const used = process.cpuUsage(start);
   return (used.user + used.system) / (hosts.length * passes);
-}
-
-const newSpaceUsed = (): number =>
-  getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_used_size ?? NaN;
-
-/**
- * Bytes allocated per check: the growth of V8's new space over a run too short to fill it; the smallest of
- * a few runs, since a scavenge in the middle of one makes it read low or negative (those are left out).
- */
-function bytesPerCheck(policy: AddressPolicy, hosts: string[]): number {
-  const calls = 500;
-  let least = Infinity;
-  for (let run = 0; run < 7; run++) {
-    const before = newSpaceUsed();
-    for (let i = 0; i < calls; i++) policy.check(hosts[i % hosts.length]!);
-    const grown = newSpaceUsed() - before;
-    if (grown >= 0) least = Math.min(least, grown / calls);
-  }
-  return least;
 }
 
 function main(): void {
@@ -78,7 +59,7 @@ function main(): void {
     const order = round % 2 === 1 ? contenders : [...contenders].reverse();
     const figures = order.map(
       (c) =>
-        `${c.label} ${usPerCheck(c.policy, hosts, 3).toFixed(2)} us, ${bytesPerCheck(c.policy, hosts).toFixed(0)} B`,
+        `${c.label} ${usPerCheck(c.policy, hosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.policy.check(hosts[i % hosts.length]!)).toFixed(0)} B`,
     );
     console.log(`round ${round}: ${figures.join("; ")} per check`);
   }

@@ -3,7 +3,9 @@
  * and by the crawler's A2S querier alike. Decoded values are taken as they are; only words change, and
  * where two readings were possible the rules below say which one holds and why.
  */
-import type { ServerStatus } from "../status";
+import type { ServerStatus, StatusPlayer, StatusRule } from "../status";
+import type { Player } from "./a2s-player";
+import type { Rule } from "./a2s-rules";
 import type { ServerQueryResult } from "./client";
 
 const OS: Record<string, ServerStatus["os"]> = { l: "linux", w: "windows", m: "mac", o: "mac" };
@@ -23,6 +25,34 @@ function appIdOf(appId: number, gameId: string | undefined): number {
     if (fromGameId > 0) return fromGameId;
   }
   return appId;
+}
+
+/**
+ * The players as the status lists them. Optional fields are set only when sent, on an object made with the
+ * three that always are: an object spread per optional field made three objects per player (a crawl maps
+ * every answer; bench/crawl/answer-status.ts).
+ */
+function statusPlayers(players: readonly Player[]): StatusPlayer[] {
+  const out: StatusPlayer[] = [];
+  for (const p of players) {
+    const entry: StatusPlayer = { name: p.name, score: p.score, durationSeconds: p.duration };
+    if (p.deaths !== undefined) entry.deaths = p.deaths;
+    if (p.money !== undefined) entry.money = p.money;
+    out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * The rules as the status lists them: name and value. The decoder's own list when none of its rules carries
+ * the exact bytes beside them (rules that are not valid UTF-8), as those would be the only fields to drop.
+ */
+function statusRules(rules: Rule[]): StatusRule[] {
+  for (const r of rules) {
+    if (r.nameHex !== undefined || r.valueHex !== undefined)
+      return rules.map((rule) => ({ name: rule.name, value: rule.value }));
+  }
+  return rules;
 }
 
 /**
@@ -58,14 +88,8 @@ export function serverQueryToStatus(result: ServerQueryResult): ServerStatus | n
       .filter((k) => k !== ""),
     gamePort: source?.port ?? null,
     steamId: source?.steamId ?? null,
-    playerList: (result.players?.players ?? []).map((p) => ({
-      name: p.name,
-      score: p.score,
-      durationSeconds: p.duration,
-      ...(p.deaths !== undefined ? { deaths: p.deaths } : {}),
-      ...(p.money !== undefined ? { money: p.money } : {}),
-    })),
-    rules: (result.rules?.rules ?? []).map((r) => ({ name: r.name, value: r.value })),
+    playerList: statusPlayers(result.players?.players ?? []),
+    rules: statusRules(result.rules?.rules ?? []),
     raw: null,
     pingMs: result.pingMs,
     serverType: SERVER_TYPE[serverType] ?? null,

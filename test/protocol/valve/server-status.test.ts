@@ -186,4 +186,49 @@ describe("serverQueryToStatus", () => {
     expect(status).toHaveProperty("tvPort", null);
     expect(status).toHaveProperty("tvName", null);
   });
+
+  it("lists The Ship's deaths and money only where sent, and no other player field", () => {
+    const status = serverQueryToStatus(
+      result(sourceInfo({ appId: 2400 }), {
+        players: {
+          count: 2,
+          players: [
+            { index: 0, name: "ship", score: 1, duration: 2.5, deaths: 3, money: 400 },
+            { index: 1, name: "\ufffd", nameHex: "ff", score: 0, duration: 1 },
+          ],
+        },
+      }),
+    );
+    expect(status?.playerList).toEqual([
+      { name: "ship", score: 1, durationSeconds: 2.5, deaths: 3, money: 400 },
+      { name: "\ufffd", score: 0, durationSeconds: 1 },
+    ]);
+    expect(Object.keys(status!.playerList[1]!)).toEqual(["name", "score", "durationSeconds"]);
+  });
+
+  it("lists rules as name and value, leaving out the exact bytes a rule that is not UTF-8 carries", () => {
+    const plain = [
+      { name: "mp_timelimit", value: "30" },
+      { name: "sv_tags", value: "" },
+    ];
+    expect(
+      serverQueryToStatus(result(sourceInfo(), { rules: { count: 2, rules: plain } }))?.rules,
+    ).toEqual(plain);
+    const binary = serverQueryToStatus(
+      result(sourceInfo(), {
+        rules: {
+          count: 2,
+          rules: [
+            { name: "mp_timelimit", value: "30" },
+            { name: "dayz", value: "\ufffd\u0001", valueHex: "ff01" },
+          ],
+        },
+      }),
+    );
+    expect(binary?.rules).toEqual([
+      { name: "mp_timelimit", value: "30" },
+      { name: "dayz", value: "\ufffd\u0001" },
+    ]);
+    expect(binary?.rules.every((r) => Object.keys(r).length === 2)).toBe(true);
+  });
 });
