@@ -1,22 +1,25 @@
 /**
  * `node dist-bench/bench/crawl/address-check.js [--servers 100000] [--rounds 5] [--baseline DIR]`: CPU and
  * garbage per call of the address policy's check (src/crawler/address-policy.ts), which the crawl makes for
- * every server it lists and again for every server it queries, over the bench fleet's addresses (the
+ * every server it lists and again for every server it queries, and of the country lookup
+ * (src/crawler/geo/country-lookup.ts) a listing makes for every server, over the bench fleet's addresses (the
  * simulator's loopback hosts, allow-listed as in the crawl bench) and as many public ones. With `--baseline DIR`
- * (a checkout with its dist built), that build's check runs in the same process, alternated round by round.
+ * (a checkout with its dist built), that build's functions run in the same process, alternated round by round.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createAddressPolicy, type AddressPolicy } from "../../src/crawler/address-policy";
+import { countryOfIp, preloadCountryTables } from "../../src/crawler/geo/country-lookup";
 import { loadConfig } from "../../src/shared/config";
 import { bytesPerCall } from "../lib/garbage";
 
 type MakePolicy = typeof createAddressPolicy;
+type CountryOf = typeof countryOfIp;
 
-/** Microseconds of CPU per check over `passes` passes of every host. */
-function usPerCheck(policy: AddressPolicy, hosts: string[], passes: number): number {
+/** Microseconds of CPU per call over `passes` passes of every host. */
+function usPerCall(call: (host: string) => unknown, hosts: string[], passes: number): number {
   const start = process.cpuUsage();
-  for (let p = 0; p < passes; p++) for (const host of hosts) policy.check(host);
+  for (let p = 0; p < passes; p++) for (const host of hosts) call(host);
   const used = process.cpuUsage(start);
   return (used.user + used.system) / (hosts.length * passes);
 }
@@ -41,27 +44,43 @@ function main(): void {
     );
   }
   const allowList = loadConfig({ ADDRESS_ALLOW_LIST: "127.0.0.0/8" }).addressAllowList;
-  const contenders: Array<{ label: string; policy: AddressPolicy }> = [
-    { label: "this build", policy: createAddressPolicy(allowList) },
+  preloadCountryTables();
+  const contenders: Array<{ label: string; policy: AddressPolicy; countryOf: CountryOf }> = [
+    { label: "this build", policy: createAddressPolicy(allowList), countryOf: countryOfIp },
   ];
   if (values.baseline !== undefined) {
-    const module = path.resolve(values.baseline, "dist/crawler/address-policy.js");
-    const baseline = require(module) as { createAddressPolicy: MakePolicy };
+    const dist = path.resolve(values.baseline, "dist/crawler");
+    const baseline = require(path.join(dist, "address-policy.js")) as {
+      createAddressPolicy: MakePolicy;
+    };
+    const baselineGeo = require(path.join(dist, "geo/country-lookup.js")) as {
+      countryOfIp: CountryOf;
+      preloadCountryTables: () => void;
+    };
+    baselineGeo.preloadCountryTables();
     contenders.unshift({
       label: `baseline (${values.baseline})`,
       policy: baseline.createAddressPolicy(allowList),
+      countryOf: baselineGeo.countryOfIp,
     });
   }
+  const publicHosts = hosts.filter((_, i) => i % 2 === 1);
   // Warm-up: every contender's code optimised before any round counts.
-  for (const c of contenders) usPerCheck(c.policy, hosts, 2);
-  console.log(`${hosts.length} addresses, half loopback (allow-listed), half public`);
+  for (const c of contenders) {
+    usPerCall((h) => c.policy.check(h), hosts, 2);
+    usPerCall(c.countryOf, publicHosts, 2);
+  }
+  console.log(
+    `${hosts.length} addresses, half loopback (allow-listed), half public (the country lookups: the public half)`,
+  );
   for (let round = 1; round <= rounds; round++) {
     const order = round % 2 === 1 ? contenders : [...contenders].reverse();
-    const figures = order.map(
-      (c) =>
-        `${c.label} ${usPerCheck(c.policy, hosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.policy.check(hosts[i % hosts.length]!)).toFixed(0)} B`,
-    );
-    console.log(`round ${round}: ${figures.join("; ")} per check`);
+    const figures = order.map((c) => {
+      const check = `${usPerCall((h) => c.policy.check(h), hosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.policy.check(hosts[i % hosts.length]!)).toFixed(0)} B`;
+      const country = `${usPerCall(c.countryOf, publicHosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.countryOf(publicHosts[i % publicHosts.length]!)).toFixed(0)} B`;
+      return `${c.label}: check ${check}, country ${country}`;
+    });
+    console.log(`round ${round}: ${figures.join("; ")} per call`);
   }
 }
 

@@ -39,8 +39,17 @@ function octetsOf(quad: string): number[] {
   return octets;
 }
 
-/** The address and its canonical text, or null for anything that is not an IP literal. */
-function normalise(host: string): { ip: ipaddr.IPv4 | ipaddr.IPv6; text: string } | null {
+/** An IP literal read: the address, and its canonical text (the inet column's). */
+export interface IpLiteral {
+  ip: ipaddr.IPv4 | ipaddr.IPv6;
+  text: string;
+}
+
+/**
+ * The address an IP literal stands for (IPv4 only as a canonical dotted quad; IPv6 bracketed or not, an
+ * IPv4-mapped one as its IPv4), or null for anything else: host names are never resolved.
+ */
+export function readIpLiteral(host: string): IpLiteral | null {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   // ipaddr.isValid accepts odd IPv4 forms ('0x7f.1', '127.1'); insist on the canonical dotted quad. isIPv4
   // accepts exactly that (no leading zeros, no octal or hex) with one regex test, and such a quad is its own
@@ -68,11 +77,11 @@ function matches(
 
 /** Canonical text of an IP literal (for the inet column), or null for anything else. */
 export function ipLiteral(host: string): string | null {
-  return normalise(host)?.text ?? null;
+  return readIpLiteral(host)?.text ?? null;
 }
 
 export function isRelayAddress(host: string): boolean {
-  const address = normalise(host);
+  const address = readIpLiteral(host);
   return address !== null && matches(address.ip, SDR_RELAY);
 }
 
@@ -84,7 +93,7 @@ export function createAddressPolicy(
   const allowedRanges = allowList.flatMap((e) => (e.kind === "cidr" ? [e.range] : []));
   return {
     check(host: string): AddressVerdict {
-      const address = normalise(host);
+      const address = readIpLiteral(host);
       if (address === null) {
         if (allowedHosts.has(host.toLowerCase()))
           return { queryable: true, ip: null, reason: "allow-listed" };
