@@ -149,10 +149,14 @@ export function decodeMasterResponse(packet: Buffer): MasterBatch {
   }
   const addresses: ServerAddress[] = [];
   while (!r.atEnd) {
-    const ip = r.bytes(4, "address");
+    // Four octets read one by one, not as a 4-byte slice: a Buffer object per address is garbage at once.
+    const a = r.u8("address");
+    const b = r.u8("address");
+    const c = r.u8("address");
+    const d = r.u8("address");
     const port = r.u16be("port");
-    if (port === 0 && ip.readUInt32BE(0) === 0) return { addresses, end: true };
-    addresses.push({ host: `${ip[0]}.${ip[1]}.${ip[2]}.${ip[3]}`, port });
+    if (port === 0 && (a | b | c | d) === 0) return { addresses, end: true };
+    addresses.push({ host: `${a}.${b}.${c}.${d}`, port });
   }
   return { addresses, end: false };
 }
