@@ -1,18 +1,13 @@
 /**
- * IP literals as the API accepts them: canonical dotted quads only (ipaddr.js also takes '127.1' and
- * '0x7f.0.0.1', which no one means), IPv6 with IPv4-mapped addresses read as IPv4, as the crawler
- * stores them (src/crawler/address-policy.ts).
+ * IP literals as the API accepts them: read as the crawler reads the addresses it stores
+ * (src/crawler/address-policy.ts, readIpLiteral): canonical dotted quads only (ipaddr.js also takes '127.1'
+ * and '0x7f.0.0.1', which no one means), IPv6 bracketed or not, IPv4-mapped addresses read as IPv4.
  */
 import ipaddr from "ipaddr.js";
+import { readIpLiteral } from "../../crawler/address-policy";
 
 export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const t = text.trim();
-  if (ipaddr.IPv4.isValidFourPartDecimal(t)) return ipaddr.IPv4.parse(t);
-  if (t.includes(":") && ipaddr.IPv6.isValid(t)) {
-    const v6 = ipaddr.IPv6.parse(t);
-    return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
-  }
-  return null;
+  return readIpLiteral(text.trim())?.ip ?? null;
 }
 
 /** A CIDR range with a canonical address part, or null. */
