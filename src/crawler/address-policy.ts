@@ -53,8 +53,8 @@ export function readIpLiteral(host: string): IpLiteral | null {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   // ipaddr.isValid accepts odd IPv4 forms ('0x7f.1', '127.1'); insist on the canonical dotted quad. isIPv4
   // accepts exactly that (no leading zeros, no octal or hex) with one regex test, and such a quad is its own
-  // canonical text: every listed and queried address passes here, and ipaddr.js's own check and parse of
-  // it cost 1.8 kB of garbage and 1.5 us (bench/crawl/address-check.ts).
+  // canonical text. Every listed and queried address passes here: with ipaddr.js's own check and parse a
+  // policy check took 0.8-1.0 us and left 1.8 kB of garbage, now 0.2 us and 0.3 kB (bench/crawl/address-check.ts).
   if (isIPv4(bare)) return { ip: new ipaddr.IPv4(octetsOf(bare)), text: bare };
   if (bare.includes(":") && ipaddr.IPv6.isValid(bare)) {
     const v6 = ipaddr.IPv6.parse(bare);
