@@ -7,33 +7,16 @@
  * (a checkout with its dist built), that build's functions run in the same process, alternated round by round.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { createAddressPolicy, type AddressPolicy } from "../../src/crawler/address-policy";
 import { countryOfIp, preloadCountryTables } from "../../src/crawler/geo/country-lookup";
 import { loadConfig } from "../../src/shared/config";
-import { bytesPerCall } from "../lib/garbage";
+import { bytesPerCall, pieceArgs, usPerCall } from "../lib/per-call";
 
 type MakePolicy = typeof createAddressPolicy;
 type CountryOf = typeof countryOfIp;
 
-/** Microseconds of CPU per call over `passes` passes of every host. */
-function usPerCall(call: (host: string) => unknown, hosts: string[], passes: number): number {
-  const start = process.cpuUsage();
-  for (let p = 0; p < passes; p++) for (const host of hosts) call(host);
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / (hosts.length * passes);
-}
-
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      servers: { type: "string" },
-      rounds: { type: "string" },
-      baseline: { type: "string" },
-    },
-  });
-  const servers = Number(values.servers ?? 100_000);
-  const rounds = Number(values.rounds ?? 5);
+  const { servers, rounds, baseline } = pieceArgs(100_000);
   // Half loopback, as the bench fleet's hosts (127.88.x.y), half public unicast addresses.
   const hosts: string[] = [];
   for (let i = 0; i < servers; i++) {
@@ -48,9 +31,9 @@ function main(): void {
   const contenders: Array<{ label: string; policy: AddressPolicy; countryOf: CountryOf }> = [
     { label: "this build", policy: createAddressPolicy(allowList), countryOf: countryOfIp },
   ];
-  if (values.baseline !== undefined) {
-    const dist = path.resolve(values.baseline, "dist/crawler");
-    const baseline = require(path.join(dist, "address-policy.js")) as {
+  if (baseline !== undefined) {
+    const dist = path.resolve(baseline, "dist/crawler");
+    const baselinePolicy = require(path.join(dist, "address-policy.js")) as {
       createAddressPolicy: MakePolicy;
     };
     const baselineGeo = require(path.join(dist, "geo/country-lookup.js")) as {
@@ -59,8 +42,8 @@ function main(): void {
     };
     baselineGeo.preloadCountryTables();
     contenders.unshift({
-      label: `baseline (${values.baseline})`,
-      policy: baseline.createAddressPolicy(allowList),
+      label: `baseline (${baseline})`,
+      policy: baselinePolicy.createAddressPolicy(allowList),
       countryOf: baselineGeo.countryOfIp,
     });
   }

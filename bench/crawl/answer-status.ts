@@ -6,68 +6,32 @@
  * that build's mapping runs in the same process, alternated round by round, first one then the other.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { serverQueryToStatus, type ServerQueryResult } from "../../src/protocol";
-import { playersOf, rulesOf } from "../../src/simulator/content";
 import { makeFleet } from "../../src/simulator/make-fleet";
-import { sourceInfoOf } from "../../src/simulator/sim-server";
-import { bytesPerCall } from "../lib/garbage";
+import { bytesPerCall, pieceArgs, usPerCall } from "../lib/per-call";
+import { simulatedAnswerOf } from "../lib/simulated-answer";
 
 type ToStatus = typeof serverQueryToStatus;
 
-/** Microseconds of CPU per answer over `passes` passes of every answer. */
-function usPerAnswer(toStatus: ToStatus, answers: ServerQueryResult[], passes: number): number {
-  const start = process.cpuUsage();
-  for (let p = 0; p < passes; p++) for (const answer of answers) toStatus(answer);
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / (answers.length * passes);
-}
-
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      servers: { type: "string" },
-      rounds: { type: "string" },
-      baseline: { type: "string" },
-    },
-  });
-  const servers = Number(values.servers ?? 5000);
-  const rounds = Number(values.rounds ?? 5);
+  const { servers, rounds, baseline } = pieceArgs(5000);
   const answers: ServerQueryResult[] = makeFleet({
     count: servers,
     seed: 1,
     hosts: ["127.0.0.1"],
-  }).map((spec) => {
-    const players = playersOf(spec).map((p) => ({
-      index: 0,
-      name: p.name,
-      score: p.score,
-      duration: p.durationSeconds,
-    }));
-    const rules = rulesOf(spec);
-    return {
-      info: { info: sourceInfoOf(spec), pingMs: 1 },
-      players: { count: players.length, players },
-      rules: { count: rules.length, rules },
-      pingMs: 1,
-      errors: {},
-    };
-  });
+  }).map(simulatedAnswerOf);
   const perServer = (count: (a: ServerQueryResult) => number): string =>
     (answers.reduce((sum, a) => sum + count(a), 0) / answers.length).toFixed(1);
   const contenders: Array<{ label: string; toStatus: ToStatus }> = [
     { label: "this build", toStatus: serverQueryToStatus },
   ];
-  if (values.baseline !== undefined) {
-    const module = path.resolve(values.baseline, "dist/protocol/valve/server-status.js");
-    const baseline = require(module) as { serverQueryToStatus: ToStatus };
-    contenders.unshift({
-      label: `baseline (${values.baseline})`,
-      toStatus: baseline.serverQueryToStatus,
-    });
+  if (baseline !== undefined) {
+    const module = path.resolve(baseline, "dist/protocol/valve/server-status.js");
+    const loaded = require(module) as { serverQueryToStatus: ToStatus };
+    contenders.unshift({ label: `baseline (${baseline})`, toStatus: loaded.serverQueryToStatus });
   }
   // Warm-up: every contender's code optimised before any round counts.
-  for (const c of contenders) usPerAnswer(c.toStatus, answers, 3);
+  for (const c of contenders) usPerCall(c.toStatus, answers, 3);
   console.log(
     `${answers.length} answers, ${perServer((a) => a.players?.players.length ?? 0)} players and ${perServer((a) => a.rules?.rules.length ?? 0)} rules each on average`,
   );
@@ -75,7 +39,7 @@ function main(): void {
     const order = round % 2 === 1 ? contenders : [...contenders].reverse();
     const figures = order.map(
       (c) =>
-        `${c.label} ${usPerAnswer(c.toStatus, answers, 20).toFixed(2)} us, ${bytesPerCall((i) => c.toStatus(answers[i % answers.length]!), 200).toFixed(0)} B`,
+        `${c.label} ${usPerCall(c.toStatus, answers, 20).toFixed(2)} us, ${bytesPerCall((i) => c.toStatus(answers[i % answers.length]!), 200).toFixed(0)} B`,
     );
     console.log(`round ${round}: ${figures.join("; ")} per answer`);
   }

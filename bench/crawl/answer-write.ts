@@ -18,12 +18,11 @@ import {
 } from "../../src/crawler/store/server-store";
 import { serverQueryToStatus, type ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
-import { playersOf, rulesOf } from "../../src/simulator/content";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { makeFleet } from "../../src/simulator/make-fleet";
-import { sourceInfoOf } from "../../src/simulator/sim-server";
 import { createBenchDb } from "../lib/bench-db";
 import { procCpuMs } from "../lib/simulator";
+import { simulatedAnswerOf } from "../lib/simulated-answer";
 
 const BATCH_SIZE = 100;
 const HOSTS = 250;
@@ -59,20 +58,7 @@ const RESTORE = [
 
 /** The answer the crawler would store for this server: the simulator's replies through the protocol's own mapping. */
 function statusOf(spec: SimServerSpec): ServerStatus {
-  const players = playersOf(spec).map((p) => ({
-    index: 0,
-    name: p.name,
-    score: p.score,
-    duration: p.durationSeconds,
-  }));
-  const rules = rulesOf(spec);
-  const status = serverQueryToStatus({
-    info: { info: sourceInfoOf(spec), pingMs: 1 },
-    players: { count: players.length, players },
-    rules: { count: rules.length, rules },
-    pingMs: 1,
-    errors: {},
-  });
+  const status = serverQueryToStatus(simulatedAnswerOf(spec));
   if (!status) throw new Error(`no status for ${spec.host}:${spec.queryPort}`);
   return status;
 }

@@ -6,32 +6,16 @@
  * round by round, first one then the other.
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { rulesDigestOf } from "../../src/crawler/store/rules-digest";
 import { rulesOf } from "../../src/simulator/content";
 import { makeFleet } from "../../src/simulator/make-fleet";
+import { pieceArgs, usPerCall } from "../lib/per-call";
 
 type Digest = typeof rulesDigestOf;
 type Answer = Parameters<Digest>[0];
 
-/** Microseconds of CPU per answer over `passes` passes of every answer. */
-function usPerAnswer(digest: Digest, answers: Answer[], passes: number): number {
-  const start = process.cpuUsage();
-  for (let p = 0; p < passes; p++) for (const answer of answers) digest(answer);
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / (answers.length * passes);
-}
-
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      servers: { type: "string" },
-      rounds: { type: "string" },
-      baseline: { type: "string" },
-    },
-  });
-  const servers = Number(values.servers ?? 5000);
-  const rounds = Number(values.rounds ?? 5);
+  const { servers, rounds, baseline } = pieceArgs(5000);
   const answers: Answer[] = makeFleet({ count: servers, seed: 1, hosts: ["127.0.0.1"] })
     .map((spec) => ({ rules: rulesOf(spec), raw: null }))
     .filter((a) => a.rules.length > 0);
@@ -39,20 +23,20 @@ function main(): void {
   const contenders: Array<{ label: string; digest: Digest }> = [
     { label: "this build", digest: rulesDigestOf },
   ];
-  if (values.baseline !== undefined) {
-    const module = path.resolve(values.baseline, "dist/crawler/store/rules-digest.js");
-    const baseline = require(module) as { rulesDigestOf: Digest };
-    contenders.unshift({ label: `baseline (${values.baseline})`, digest: baseline.rulesDigestOf });
+  if (baseline !== undefined) {
+    const module = path.resolve(baseline, "dist/crawler/store/rules-digest.js");
+    const loaded = require(module) as { rulesDigestOf: Digest };
+    contenders.unshift({ label: `baseline (${baseline})`, digest: loaded.rulesDigestOf });
   }
   // Warm-up: every contender's code optimised before any round counts.
-  for (const c of contenders) usPerAnswer(c.digest, answers, 3);
+  for (const c of contenders) usPerCall(c.digest, answers, 3);
   console.log(
     `${answers.length} answers with rules (of ${servers} servers), ${ruleCount.toFixed(0)} rules each on average`,
   );
   for (let round = 1; round <= rounds; round++) {
     const order = round % 2 === 1 ? contenders : [...contenders].reverse();
     const figures = order.map(
-      (c) => `${c.label} ${usPerAnswer(c.digest, answers, 20).toFixed(2)} us`,
+      (c) => `${c.label} ${usPerCall(c.digest, answers, 20).toFixed(2)} us`,
     );
     console.log(`round ${round}: ${figures.join(", ")} per answer`);
   }
