@@ -6,11 +6,16 @@
  * simulator's loopback hosts, allow-listed as in the crawl bench) and as many public ones. With `--baseline DIR`
  * (a checkout with its dist built), that build's functions run in the same process, alternated round by round.
  */
-import path from "node:path";
 import { createAddressPolicy, type AddressPolicy } from "../../src/crawler/address-policy";
 import { countryOfIp, preloadCountryTables } from "../../src/crawler/geo/country-lookup";
 import { loadConfig } from "../../src/shared/config";
-import { bytesPerCall, pieceArgs, usPerCall } from "../lib/per-call";
+import {
+  baselineModule,
+  bytesPerCall,
+  pieceArgs,
+  printAlternatedRounds,
+  usPerCall,
+} from "../lib/per-call";
 
 type MakePolicy = typeof createAddressPolicy;
 type CountryOf = typeof countryOfIp;
@@ -32,14 +37,14 @@ function main(): void {
     { label: "this build", policy: createAddressPolicy(allowList), countryOf: countryOfIp },
   ];
   if (baseline !== undefined) {
-    const dist = path.resolve(baseline, "dist/crawler");
-    const baselinePolicy = require(path.join(dist, "address-policy.js")) as {
-      createAddressPolicy: MakePolicy;
-    };
-    const baselineGeo = require(path.join(dist, "geo/country-lookup.js")) as {
+    const baselinePolicy = baselineModule<{ createAddressPolicy: MakePolicy }>(
+      baseline,
+      "dist/crawler/address-policy.js",
+    );
+    const baselineGeo = baselineModule<{
       countryOfIp: CountryOf;
       preloadCountryTables: () => void;
-    };
+    }>(baseline, "dist/crawler/geo/country-lookup.js");
     baselineGeo.preloadCountryTables();
     contenders.unshift({
       label: `baseline (${baseline})`,
@@ -56,15 +61,16 @@ function main(): void {
   console.log(
     `${hosts.length} addresses, half loopback (allow-listed), half public (the country lookups: the public half)`,
   );
-  for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
-    const figures = order.map((c) => {
+  printAlternatedRounds(
+    contenders,
+    rounds,
+    (c) => {
       const check = `${usPerCall((h) => c.policy.check(h), hosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.policy.check(hosts[i % hosts.length]!)).toFixed(0)} B`;
       const country = `${usPerCall(c.countryOf, publicHosts, 3).toFixed(2)} us, ${bytesPerCall((i) => c.countryOf(publicHosts[i % publicHosts.length]!)).toFixed(0)} B`;
       return `${c.label}: check ${check}, country ${country}`;
-    });
-    console.log(`round ${round}: ${figures.join("; ")} per call`);
-  }
+    },
+    "call",
+  );
 }
 
 main();

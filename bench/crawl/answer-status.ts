@@ -5,10 +5,15 @@
  * and rules, as the protocol's decoders return them). With `--baseline DIR` (a checkout with its dist built),
  * that build's mapping runs in the same process, alternated round by round, first one then the other.
  */
-import path from "node:path";
 import { serverQueryToStatus, type ServerQueryResult } from "../../src/protocol";
 import { makeFleet } from "../../src/simulator/make-fleet";
-import { bytesPerCall, pieceArgs, usPerCall } from "../lib/per-call";
+import {
+  baselineModule,
+  bytesPerCall,
+  pieceArgs,
+  printAlternatedRounds,
+  usPerCall,
+} from "../lib/per-call";
 import { simulatedAnswerOf } from "../lib/simulated-answer";
 
 type ToStatus = typeof serverQueryToStatus;
@@ -26,8 +31,10 @@ function main(): void {
     { label: "this build", toStatus: serverQueryToStatus },
   ];
   if (baseline !== undefined) {
-    const module = path.resolve(baseline, "dist/protocol/valve/server-status.js");
-    const loaded = require(module) as { serverQueryToStatus: ToStatus };
+    const loaded = baselineModule<{ serverQueryToStatus: ToStatus }>(
+      baseline,
+      "dist/protocol/valve/server-status.js",
+    );
     contenders.unshift({ label: `baseline (${baseline})`, toStatus: loaded.serverQueryToStatus });
   }
   // Warm-up: every contender's code optimised before any round counts.
@@ -35,14 +42,13 @@ function main(): void {
   console.log(
     `${answers.length} answers, ${perServer((a) => a.players?.players.length ?? 0)} players and ${perServer((a) => a.rules?.rules.length ?? 0)} rules each on average`,
   );
-  for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
-    const figures = order.map(
-      (c) =>
-        `${c.label} ${usPerCall(c.toStatus, answers, 20).toFixed(2)} us, ${bytesPerCall((i) => c.toStatus(answers[i % answers.length]!), 200).toFixed(0)} B`,
-    );
-    console.log(`round ${round}: ${figures.join("; ")} per answer`);
-  }
+  printAlternatedRounds(
+    contenders,
+    rounds,
+    (c) =>
+      `${c.label} ${usPerCall(c.toStatus, answers, 20).toFixed(2)} us, ${bytesPerCall((i) => c.toStatus(answers[i % answers.length]!), 200).toFixed(0)} B`,
+    "answer",
+  );
 }
 
 main();

@@ -5,11 +5,10 @@
  * `--baseline DIR` (a checkout with its dist built), that build's digest runs in the same process, alternated
  * round by round, first one then the other.
  */
-import path from "node:path";
 import { rulesDigestOf } from "../../src/crawler/store/rules-digest";
 import { rulesOf } from "../../src/simulator/content";
 import { makeFleet } from "../../src/simulator/make-fleet";
-import { pieceArgs, usPerCall } from "../lib/per-call";
+import { baselineModule, pieceArgs, printAlternatedRounds, usPerCall } from "../lib/per-call";
 
 type Digest = typeof rulesDigestOf;
 type Answer = Parameters<Digest>[0];
@@ -24,8 +23,10 @@ function main(): void {
     { label: "this build", digest: rulesDigestOf },
   ];
   if (baseline !== undefined) {
-    const module = path.resolve(baseline, "dist/crawler/store/rules-digest.js");
-    const loaded = require(module) as { rulesDigestOf: Digest };
+    const loaded = baselineModule<{ rulesDigestOf: Digest }>(
+      baseline,
+      "dist/crawler/store/rules-digest.js",
+    );
     contenders.unshift({ label: `baseline (${baseline})`, digest: loaded.rulesDigestOf });
   }
   // Warm-up: every contender's code optimised before any round counts.
@@ -33,13 +34,12 @@ function main(): void {
   console.log(
     `${answers.length} answers with rules (of ${servers} servers), ${ruleCount.toFixed(0)} rules each on average`,
   );
-  for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
-    const figures = order.map(
-      (c) => `${c.label} ${usPerCall(c.digest, answers, 20).toFixed(2)} us`,
-    );
-    console.log(`round ${round}: ${figures.join(", ")} per answer`);
-  }
+  printAlternatedRounds(
+    contenders,
+    rounds,
+    (c) => `${c.label} ${usPerCall(c.digest, answers, 20).toFixed(2)} us`,
+    "answer",
+  );
 }
 
 main();

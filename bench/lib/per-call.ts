@@ -2,6 +2,7 @@
  * What one call of a piece of the crawl costs, for the scripts that measure a piece alone (bench/crawl/
  * rules-digest.ts, answer-status.ts, address-check.ts), each against another checkout's build with `--baseline`.
  */
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { getHeapSpaceStatistics } from "node:v8";
 
@@ -54,4 +55,25 @@ export function bytesPerCall(call: (i: number) => unknown, calls = 500): number 
     if (grown >= 0) least = Math.min(least, grown / calls);
   }
   return Number.isFinite(least) ? least : NaN;
+}
+
+/** A module of the baseline checkout's build: `distPath` is under its root, e.g. "dist/crawler/address-policy.js". */
+export function baselineModule<T>(baseline: string, distPath: string): T {
+  return require(path.resolve(baseline, distPath)) as T;
+}
+
+/**
+ * Prints `rounds` rounds of each contender's `figure`, in turn within a round and in the other order in the
+ * next (first one then the other), so that neither build always runs first.
+ */
+export function printAlternatedRounds<C>(
+  contenders: readonly C[],
+  rounds: number,
+  figure: (contender: C) => string,
+  per: string,
+): void {
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
+    console.log(`round ${round}: ${order.map(figure).join("; ")} per ${per}`);
+  }
 }
