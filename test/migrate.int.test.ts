@@ -333,3 +333,40 @@ describe("migration 20261124190000_game_server_search", () => {
     expect((await search()).map((s) => s.query_port)).toEqual([2, 4]);
   });
 });
+
+describe("migration 20261128000000_game_server_sort_keys", () => {
+  const MIGRATION = "20261128000000_game_server_sort_keys";
+  const before = beforeMigration(MIGRATION);
+
+  it("gives every existing server its LAST_SEEN and PING sort keys on game_server_sort and keeps them in step", async () => {
+    const t = before.db();
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO game_server (address, query_port, last_answered_at, ping_ms) VALUES
+        ('192.0.2.1', 1, '2026-11-01T10:00:00Z', 40), ('192.0.2.1', 2, NULL, NULL)`);
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
+    const keys = () =>
+      t.db.$queryRaw<{ query_port: number; last_seen: string; ping_key: number }[]>`
+        SELECT g.query_port, to_char(k.last_seen_key AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS last_seen, k.ping_key
+        FROM game_server_sort k JOIN game_server g ON g.id = k.game_server_id ORDER BY g.query_port`;
+    expect(await keys()).toEqual([
+      { query_port: 1, last_seen: "2026-11-01 10:00", ping_key: 40 },
+      { query_port: 2, last_seen: "1970-01-01 00:00", ping_key: 32767 },
+    ]);
+    // Neither column is indexed on game_server any more: an answer's update can be heap-only.
+    const [perCrawl] = await t.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_indexes
+      WHERE tablename = 'game_server' AND (indexdef LIKE '%last_answered_at%' OR indexdef LIKE '%ping_ms%')`;
+    expect(perCrawl?.n).toBe(0);
+
+    await t.db.$executeRawUnsafe(`
+      UPDATE game_server SET ping_ms = 12, last_answered_at = '2026-11-02T08:30:00Z' WHERE query_port = 2;
+      INSERT INTO game_server (address, query_port, ping_ms) VALUES ('192.0.2.1', 3, 7)`);
+    expect(await keys()).toEqual([
+      { query_port: 1, last_seen: "2026-11-01 10:00", ping_key: 40 },
+      { query_port: 2, last_seen: "2026-11-02 08:30", ping_key: 12 },
+      { query_port: 3, last_seen: "1970-01-01 00:00", ping_key: 7 },
+    ]);
+    await t.db.$executeRawUnsafe("DELETE FROM game_server WHERE query_port = 1");
+    expect((await keys()).map((k) => k.query_port)).toEqual([2, 3]);
+  });
+});

@@ -12,6 +12,7 @@ import {
   type ListingRow,
 } from "../../src/crawler/store/server-store";
 import type { StatusRule } from "../../src/protocol";
+import { createDb } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
@@ -398,5 +399,81 @@ describe("crawl writes per server", () => {
     expect(d!.h_samples).toEqual(
       Array.from({ length: 24 }, (_, i) => (i === 1 ? 2 : i === 4 ? 3 : null)),
     );
+  });
+
+  it("re-writing an answer is a heap-only update of game_server (no index entry); the sort keys follow on game_server_sort", async () => {
+    // One connection for every statement of this test, so that its statistics can be flushed before each read.
+    const one = createDb(t.url, { max: 1 });
+    try {
+      const counts = async (): Promise<{ updates: number; hot: number }> => {
+        await one.$queryRawUnsafe("SELECT pg_stat_force_next_flush()::text");
+        const [r] = await one.$queryRawUnsafe<{ u: number; h: number }[]>(
+          "SELECT n_tup_upd::int AS u, n_tup_hot_upd::int AS h FROM pg_stat_user_tables WHERE relname = 'game_server'",
+        );
+        return { updates: r?.u ?? 0, hot: r?.h ?? 0 };
+      };
+      const ports = [28015, 28016, 28017, 28018];
+      const crawlOnce = async (
+        key: string,
+        pingMs: number,
+      ): Promise<{ updates: number; hot: number }> => {
+        const c = await openCrawl(one, {
+          key,
+          sourceId,
+          startedAt: new Date(),
+          splits: [{ region: 3, split: "" }],
+        });
+        await ensureSamplePartition(one, c.startedAt);
+        const [run] = await listRuns(one, c.id);
+        const listing = await recordListing(one, {
+          crawlId: c.id,
+          crawlAt: c.startedAt,
+          runId: run!.id,
+          sourceId,
+          label: "r3-0",
+          batchSize: 1,
+          partial: false,
+          error: null,
+          rows: ports.map((p) => row(p, { address: "127.0.0.9", ip: "127.0.0.9" })),
+          deferListedAt: true,
+        });
+        const before = await counts();
+        for (const batchKey of listing.batchKeys) {
+          const batch = await one.crawlBatch.findUniqueOrThrow({
+            where: { crawlId_batchKey: { crawlId: c.id, batchKey } },
+          });
+          await writeBatchOutcomes(one, {
+            crawlId: c.id,
+            crawlAt: c.startedAt,
+            batchKey,
+            offlineAfterFailures: 2,
+            outcomes: batch.serverIds.map(Number).map((id) => ({
+              serverId: id,
+              kind: "answered" as const,
+              status: makeStatus({ name: `hot${id}`, players: 3 }),
+              pingMs,
+            })),
+          });
+        }
+        const after = await counts();
+        return { updates: after.updates - before.updates, hot: after.hot - before.hot };
+      };
+      const sortKeys = () =>
+        one.$queryRawUnsafe<{ same_seen: boolean; ping_key: number }[]>(
+          `SELECT k.last_seen_key = g.last_answered_at AS same_seen, k.ping_key
+           FROM game_server g JOIN game_server_sort k ON k.game_server_id = g.id
+           WHERE g.address = '127.0.0.9' ORDER BY g.id`,
+        );
+
+      await crawlOnce("hot-1", 5);
+      // Every answer sets last_answered_at, which the LAST_SEEN sort used to index on game_server.
+      expect(await crawlOnce("hot-2", 5)).toEqual({ updates: 4, hot: 4 });
+      expect(await sortKeys()).toEqual(ports.map(() => ({ same_seen: true, ping_key: 5 })));
+      // A new ping (the PING sort's key) too.
+      expect(await crawlOnce("hot-3", 9)).toEqual({ updates: 4, hot: 4 });
+      expect(await sortKeys()).toEqual(ports.map(() => ({ same_seen: true, ping_key: 9 })));
+    } finally {
+      await one.$disconnect();
+    }
   });
 });

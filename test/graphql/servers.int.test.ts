@@ -234,9 +234,9 @@ describe("servers: query plans", () => {
     MAX_PLAYERS: "game_server_max_players_id_idx",
     NAME: "game_server_name_key_id_idx",
     MAP: "game_server_map_key_id_idx",
-    LAST_SEEN: "game_server_last_seen_key_id_idx",
+    LAST_SEEN: "game_server_sort_last_seen_key_id_idx",
     FIRST_SEEN: "game_server_first_seen_at_id_idx",
-    PING: "game_server_ping_key_id_idx",
+    PING: "game_server_sort_ping_key_id_idx",
   };
 
   /** The keyset statement listServerPage would send, captured instead of run. */

@@ -129,16 +129,16 @@ export async function listServerPage(
         page.cursorArgument,
         "not a valid cursor (sort key does not match the ordering)",
       );
-    after = Prisma.sql`AND (${key.sql}, g.id) ${cmp} (${value}, ${c.id}::bigint)`;
+    after = Prisma.sql`AND (${key.sql}, ${key.idSql}) ${cmp} (${value}, ${c.id}::bigint)`;
   }
   if (page.size === 0) return { rows: [], hasNextPage: false, hasPreviousPage: false };
 
   const columns = serverColumns(fields);
   const found = await db.$queryRaw<Array<ServerRow & { sort_value: SortValue }>>`
     SELECT ${selectSortValue(key)} AS sort_value, ${columns}
-    FROM game_server g
+    FROM game_server g ${key.join}
     WHERE ${where} ${after}
-    ORDER BY ${key.sql} ${sqlDir}, g.id ${sqlDir}
+    ORDER BY ${key.sql} ${sqlDir}, ${key.idSql} ${sqlDir}
     LIMIT ${page.size + 1}`;
   const more = found.length > page.size;
   const slice = found.slice(0, page.size);
