@@ -32,6 +32,21 @@ describe("PacketReader", () => {
     expect(() => r.cstring()).toThrow(expect.objectContaining({ code: "TRUNCATED", offset: 0 }));
   });
 
+  it("reads the ASCII strings to the end in one go, with what follows the last NUL", () => {
+    const r = new PacketReader(Buffer.from("07610062630000642d65", "hex"), 1);
+    expect(r.cstringsAsciiToEnd()).toEqual({ strings: ["a", "bc", ""], tail: "d-e" });
+    expect(r.atEnd).toBe(true);
+    const whole = new PacketReader(Buffer.from("610000", "hex"));
+    expect(whole.cstringsAsciiToEnd()).toEqual({ strings: ["a", ""], tail: "" });
+  });
+
+  it("leaves a rest with a byte >= 0x80 to the string-by-string reads", () => {
+    const r = new PacketReader(Buffer.from("610062ff00", "hex"));
+    expect(r.cstringsAsciiToEnd()).toBeNull();
+    expect(r.offset).toBe(0);
+    expect(r.cstring()).toBe("a");
+  });
+
   it("keeps the exact bytes of invalid UTF-8", () => {
     const r = new PacketReader(Buffer.from([0x61, 0xff, 0x62, 0]));
     expect(r.cstringExact()).toEqual({ value: "a\ufffdb", hex: "61ff62" });

@@ -67,10 +67,26 @@ function readRule(reader: PacketReader): Rule | null {
   }
 }
 
+/**
+ * The pairs of an all-ASCII reply, already split at its NULs: the same rules and the same truncation
+ * verdict as reading them pair by pair (an odd string out, or bytes after the last NUL, is a pair cut
+ * mid-way).
+ */
+function rulesOfStrings(count: number, strings: string[], tail: string): RulesResult {
+  const pairs = strings.length >> 1;
+  const rules: Rule[] = [];
+  for (let i = 0; i < pairs; i++)
+    rules.push({ name: strings[2 * i] as string, value: strings[2 * i + 1] as string });
+  const truncated = strings.length % 2 === 1 || tail !== "" || pairs < count;
+  return truncated ? { count, rules, truncated: true } : { count, rules };
+}
+
 /** Decodes an A2S_RULES reply from a full single payload. */
 export function decodeRulesResponse(payload: Buffer): RulesResult {
   const { reader } = openSinglePacket(payload, [S2A_RULES], "A2S_RULES reply");
   const count = reader.u16le("rule count");
+  const ascii = reader.cstringsAsciiToEnd();
+  if (ascii !== null) return rulesOfStrings(count, ascii.strings, ascii.tail);
   const rules: Rule[] = [];
   let truncated = false;
   while (!reader.atEnd) {
