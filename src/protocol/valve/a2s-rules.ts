@@ -67,18 +67,32 @@ function readRule(reader: PacketReader): Rule | null {
   }
 }
 
+/** The complete pairs of a reply, and whether the data ended inside one. */
+interface Pairs {
+  rules: Rule[];
+  cutMidPair: boolean;
+}
+
 /**
- * The pairs of an all-ASCII reply, already split at its NULs: the same rules and the same truncation
- * verdict as reading them pair by pair (an odd string out, or bytes after the last NUL, is a pair cut
- * mid-way).
+ * The pairs of an all-ASCII reply, already split at its NULs: the same pairs as reading them one by
+ * one (an odd string out, or bytes after the last NUL, is a pair cut mid-way).
  */
-function rulesOfStrings(count: number, strings: string[], tail: string): RulesResult {
+function pairsOfStrings(strings: string[], tail: string): Pairs {
   const pairs = strings.length >> 1;
   const rules: Rule[] = [];
   for (let i = 0; i < pairs; i++)
     rules.push({ name: strings[2 * i] as string, value: strings[2 * i + 1] as string });
-  const truncated = strings.length % 2 === 1 || tail !== "" || pairs < count;
-  return truncated ? { count, rules, truncated: true } : { count, rules };
+  return { rules, cutMidPair: strings.length % 2 === 1 || tail !== "" };
+}
+
+function readPairs(reader: PacketReader): Pairs {
+  const rules: Rule[] = [];
+  while (!reader.atEnd) {
+    const rule = readRule(reader);
+    if (rule === null) return { rules, cutMidPair: true };
+    rules.push(rule);
+  }
+  return { rules, cutMidPair: false };
 }
 
 /** Decodes an A2S_RULES reply from a full single payload. */
@@ -86,18 +100,9 @@ export function decodeRulesResponse(payload: Buffer): RulesResult {
   const { reader } = openSinglePacket(payload, [S2A_RULES], "A2S_RULES reply");
   const count = reader.u16le("rule count");
   const ascii = reader.cstringsAsciiToEnd();
-  if (ascii !== null) return rulesOfStrings(count, ascii.strings, ascii.tail);
-  const rules: Rule[] = [];
-  let truncated = false;
-  while (!reader.atEnd) {
-    const rule = readRule(reader);
-    if (rule === null) {
-      truncated = true;
-      break;
-    }
-    rules.push(rule);
-  }
-  if (rules.length < count) truncated = true;
+  const { rules, cutMidPair } =
+    ascii === null ? readPairs(reader) : pairsOfStrings(ascii.strings, ascii.tail);
+  const truncated = cutMidPair || rules.length < count;
   return truncated ? { count, rules, truncated: true } : { count, rules };
 }
 
