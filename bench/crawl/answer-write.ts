@@ -1,7 +1,7 @@
 /**
  * `node dist-bench/bench/crawl/answer-write.js [--servers 100000] [--rounds 2] [--crawls 1] [--fillfactor N]`: what a crawl's write of its
  * answers costs PostgreSQL, on game_server as migrated (its LAST_SEEN and PING sort keys on game_server_sort, so
- * that the update can be heap-only, HOT) and as it was before that migration. docs/BENCHMARKS.md, "The sort
+ * that the update can be heap-only, HOT) and as it was before that migration. docs/BENCHMARKS-history.md, "The sort
  * keys on a table of their own", has the figures.
  *
  * A fleet's answers (the simulator's fleet: its names, maps, players and rules) are listed into batches of 100

@@ -32,7 +32,7 @@ const BASELINE_TIMEOUT_MS = 400_000;
 
 /**
  * Pools larger than this skip the baseline: it was cancelled at BASELINE_TIMEOUT_MS at 300,000 servers
- * (docs/BENCHMARKS.md), so running it there only costs the run 400 s.
+ * (docs/BENCHMARKS-history.md), so running it there only costs the run 400 s.
  */
 const BASELINE_MAX_SERVERS = 100_000;
 

@@ -500,7 +500,7 @@ async function requeueOpenWork(deps: CrawlDeps, crawl: CrawlRecord): Promise<voi
 /**
  * A skipped tick is made up when the crawl that made it skip closes, not at the tick after: otherwise a crawl
  * that runs a little past its interval gives its servers twice the interval (the index source's p95 in
- * docs/BENCHMARKS.md, "Cadence"). The hold is set before looking at the crawl again, and finishCrawl closes
+ * docs/BENCHMARKS-history.md, "Cadence"). The hold is set before looking at the crawl again, and finishCrawl closes
  * the crawl before releasing, so a close between the skip and the hold still releases it.
  */
 async function holdCatchUp(

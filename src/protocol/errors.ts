@@ -39,7 +39,7 @@ export class ProtocolError extends Error {
   ) {
     // A timeout, a truncated or malformed reply: where it was raised (a timer, a decoder) says nothing its
     // code, message and offset do not, and capturing the stack cost 5-7 us, more than decoding an answer
-    // (a crawl raises one per silent server; docs/BENCHMARKS.md, "The crawl's profile and PostgreSQL's
+    // (a crawl raises one per silent server; docs/BENCHMARKS-history.md, "The crawl's profile and PostgreSQL's
     // statements"). A cause keeps its own stack.
     const stackTraceLimit = Error.stackTraceLimit;
     if (!TRACED_CODES.has(code)) Error.stackTraceLimit = 0;

@@ -1,6 +1,6 @@
 /**
  * V8 flags the service sets on itself at start, so that its memory follows the settings and not V8's
- * defaults for a machine with plenty of RAM (docs/BENCHMARKS.md, "End-to-end crawl"):
+ * defaults for a machine with plenty of RAM (docs/BENCHMARKS-history.md, "End-to-end crawl"):
  * - HEAP_GROWTH_PERCENT: after each full GC, V8 lets the heap grow to (1 + percent / 100) times what
  *   survived before the next one. By default it picks up to 4x on a big machine, and the crawler's heap
  *   (about 80 MiB alive at 100,000 servers) grew to 350 MiB of mostly garbage. Each halving of the

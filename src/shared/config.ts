@@ -209,7 +209,7 @@ const SETTINGS = {
    * Query batch jobs a worker process holds at once. A job keeps its place until its slowest server is done
    * (a silent one costs the whole timeout), and waits for a free query slot before it sends anything
    * (limitInFlight), so this is a ceiling, not the pace: it must be large enough that the jobs past their
-   * tails keep QUERY_CONCURRENCY busy (16 left the slots half idle: docs/BENCHMARKS.md, "Query slots").
+   * tails keep QUERY_CONCURRENCY busy (16 left the slots half idle: docs/BENCHMARKS-history.md, "Query slots").
    */
   workerConcurrency: fromEnv("WORKER_CONCURRENCY", int(1, 256).default(32)),
   queryConcurrency: fromEnv("QUERY_CONCURRENCY", int(1, 100_000).default(800)),

@@ -44,7 +44,7 @@ export function createDb(databaseUrl: string, options: { max?: number } = {}): D
 /**
  * The pool Prisma's adapter runs on, for the crawl's big writes: they go to PostgreSQL directly, as
  * Prisma keeps memory that grows with large parameters (a listing's or a batch's jsonb) and costs CPU
- * per call on top of the driver's (docs/BENCHMARKS.md, "End-to-end crawl"). One pool, one
+ * per call on top of the driver's (docs/BENCHMARKS-history.md, "End-to-end crawl"). One pool, one
  * connection limit, for both.
  */
 export function pgPoolOf(db: Db): Pool {

@@ -142,7 +142,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
     // below each lock only their own rows, and two chunks' rows are not in id order with each other.
     // The listing's addresses and ports as JSON, not as text[] and int[]: node-postgres writes an array
     // parameter element by element in JavaScript (about 0.4 us and 0.5 kB of garbage a server), where
-    // JSON.stringify is native (docs/BENCHMARKS.md, "The listing's garbage").
+    // JSON.stringify is native (docs/BENCHMARKS-history.md, "The listing's garbage").
     await tx.query(
       `SELECT count(*) FROM (
         SELECT g.id FROM game_server g

@@ -11,7 +11,7 @@
  * its own; re-sends, grace periods and deadlines of every exchange in flight sit in one list that a
  * single sweep timer per transport walks every SWEEP_MS. At thousands of queries a second, a signal,
  * a listener and a timer per query and per send were a large share of the client's CPU and garbage
- * (docs/BENCHMARKS.md, query part). A caller's AbortSignal still aborts whatever hangs off it, through
+ * (docs/BENCHMARKS-history.md, query part). A caller's AbortSignal still aborts whatever hangs off it, through
  * one listener for all (abort-link.ts). Sockets are ref'd only while exchanges are in flight, so an idle
  * transport never keeps a process alive.
  */

@@ -100,7 +100,7 @@ function checkOptions(options: A2SQueryOptions): { timeoutMs: number; retries: n
  * shutdown signal, shared by 100,000 queries) beyond what an exchange in flight links through
  * linkAbort, and nothing outlives the query. Not async (nor are step and the fast paths below): every
  * caller awaits it inside an async function, where a throw here rejects all the same, and an async
- * layer per part costs a promise and a microtask hop per server (docs/BENCHMARKS.md, query part).
+ * layer per part costs a promise and a microtask hop per server (docs/BENCHMARKS-history.md, query part).
  */
 function withBudget<T>(options: A2SQueryOptions, body: (budget: Budget) => Promise<T>): Promise<T> {
   const { timeoutMs, retries } = checkOptions(options);

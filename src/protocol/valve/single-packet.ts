@@ -71,7 +71,7 @@ export function assertChallenge(challenge: Buffer): void {
 /**
  * A request as one buffer: `prefix` (header, type and any fixed body) then the 4 challenge bytes.
  * Requests go out several times per server queried; one allocation each instead of a writer's
- * chunks and their concatenation (docs/BENCHMARKS.md, query part).
+ * chunks and their concatenation (docs/BENCHMARKS-history.md, query part).
  */
 export function requestWithChallenge(prefix: Buffer, challenge: Buffer): Buffer {
   assertChallenge(challenge);

@@ -42,7 +42,7 @@ function strictSource(input: Buffer): ByteSource {
  * for this response instead of for the stream's level: seek-bzip allocates and zeroes 100,000 x level
  * 32-bit words per block (3.6 MB for "BZh9", 400 kB for "BZh1") however small the block, which made
  * the few compressed replies of a crawl a large share of its CPU and of its garbage collections
- * (docs/BENCHMARKS.md, query part). A block of n words expands to at least 4n/5 bytes (bzip2's first
+ * (docs/BENCHMARKS-history.md, query part). A block of n words expands to at least 4n/5 bytes (bzip2's first
  * run-length stage turns at most 5 bytes back into 4), so a block larger than 5/4 of the declared
  * size could only expand beyond it: refusing it at the smaller buffer refuses nothing valid.
  */

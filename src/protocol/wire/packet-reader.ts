@@ -161,7 +161,7 @@ export class PacketReader {
   /**
    * Every NUL-terminated string from here to the end of the packet, when what is left is pure ASCII
    * (nearly every rules list): one native check, one decode and one split instead of a scan and a
-   * decode per string, which was most of a rules reply's decoding time (docs/BENCHMARKS.md, query
+   * decode per string, which was most of a rules reply's decoding time (docs/BENCHMARKS-history.md, query
    * part). `tail` is what follows the last NUL: "" when the packet ends with one. Null, with the
    * position unchanged, when a byte >= 0x80 is left: the caller then reads string by string.
    */
