@@ -46,6 +46,7 @@ import { checkSharedPlayerNames } from "./store/shared-names";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
 import { JobNotStartedError } from "./job-not-started";
 import { rollupRange } from "./store/history-store";
+import { holdAnswer } from "./store/held-rules";
 import { ensureSamplePartition } from "./store/partitions";
 import {
   recordListing,
@@ -446,8 +447,9 @@ export async function queryBatch(
         { serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol },
         querySignal,
       );
+      // Held until the whole batch is written: its rules packed (held-rules.ts).
       return outcome.kind === "answered"
-        ? { serverId, kind: "answered", status: outcome.status, pingMs: outcome.pingMs }
+        ? { serverId, kind: "answered", status: holdAnswer(outcome.status), pingMs: outcome.pingMs }
         : { serverId, kind: "failed", code: outcome.code };
     },
   ).finally(() => watch.dispose());

@@ -48,7 +48,10 @@ export const DEFAULT_FAKE_PLAYER_RULES: FakePlayerRules = Object.freeze({
 });
 
 /** The single-answer rules that fire for `status`, in a stable order. */
-export function answerFakeReasons(status: ServerStatus, rules: FakePlayerRules): FakeReason[] {
+export function answerFakeReasons(
+  status: Pick<ServerStatus, "players" | "maxPlayers" | "bots" | "playerList">,
+  rules: FakePlayerRules,
+): FakeReason[] {
   const reasons: FakeReason[] = [];
   const list = status.playerList;
   const bots = status.bots ?? 0;

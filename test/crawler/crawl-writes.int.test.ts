@@ -16,6 +16,7 @@ import { createDb } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
+import { holdAnswer } from "../../src/crawler/store/held-rules";
 
 const row = listingRow;
 
@@ -105,6 +106,7 @@ describe("crawl writes per server", () => {
     rules: StatusRule[],
     fails: (id: number) => boolean = () => false,
     raw: Record<string, string> | null = null,
+    held = false,
   ): Promise<void> {
     for (const batchKey of batchKeys) {
       const batch = await t.db.crawlBatch.findUniqueOrThrow({
@@ -121,7 +123,9 @@ describe("crawl writes per server", () => {
             : {
                 serverId: id,
                 kind: "answered" as const,
-                status: makeStatus({ name: `s${id}`, rules, raw }),
+                status: ((status) => (held ? holdAnswer(status) : status))(
+                  makeStatus({ name: `s${id}`, rules, raw }),
+                ),
                 pingMs: 5,
               },
         ),
@@ -346,6 +350,41 @@ describe("crawl writes per server", () => {
     const third = await stored();
     expect(third.raw).toEqual(rawChanged);
     expect(third.digest).not.toEqual(second.digest);
+  });
+
+  it("an answer its batch held with the rules packed writes them as decoded, and keeps them for the same rules either way", async () => {
+    await t.db.$executeRawUnsafe("DELETE FROM game_server");
+    const stored = async () =>
+      (
+        await t.db.$queryRawUnsafe<{ rules: unknown; digest: string | null }[]>(
+          "SELECT rules, rules_digest::text AS digest FROM game_server WHERE query_port = 27103",
+        )
+      )[0]!;
+    const rules = [...bigRules(5), { name: "sv_\u0000nul", value: "x\u0000" }];
+    const cleaned = rules.map((r) => ({
+      name: r.name.replace("\u0000", ""),
+      value: r.value.replace("\u0000", ""),
+    }));
+    const a = await openOne("h1");
+    await query(a, await list(a, [row(27103)], true), rules, undefined, null, true);
+    const first = await stored();
+    expect(first.rules).toEqual(cleaned);
+
+    // Decoded (a requery, or a batch before this change) or packed, the same rules are left out of the write.
+    const tampered = '[{"name":"tampered","value":"1"}]';
+    await t.db.$executeRawUnsafe(
+      `UPDATE game_server SET rules = '${tampered}' WHERE query_port = 27103`,
+    );
+    const b = await openOne("h2");
+    await query(b, await list(b, [row(27103)], true), cleaned, undefined, null, false);
+    const c = await openOne("h3");
+    await query(c, await list(c, [row(27103)], true), cleaned, undefined, null, true);
+    expect(await stored()).toEqual({ rules: JSON.parse(tampered), digest: first.digest });
+
+    const changed = bigRules(6);
+    const d = await openOne("h4");
+    await query(d, await list(d, [row(27103)], true), changed, undefined, null, true);
+    expect((await stored()).rules).toEqual(changed);
   });
 
   it("rolling up an hour writes each server's day row once, its totals included", async () => {

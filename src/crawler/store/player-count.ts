@@ -13,7 +13,9 @@ const A2S_INFO_MAX_PLAYERS = 255;
  * PLAYER list longer than INFO's one byte can hold is the better count (servers with more than 255
  * players); an older protocol's status answer as its adapter read it.
  */
-export function answeredPlayerCount(status: ServerStatus): {
+export function answeredPlayerCount(
+  status: Pick<ServerStatus, "protocol" | "players" | "playerList">,
+): {
   players: number;
   source: PlayerCountSource;
 } {

@@ -11,7 +11,7 @@
  * them out saved). It is no cryptographic hash: a server that made its new rules collide with its old ones would
  * only keep the old ones stored, which it could as well have sent.
  */
-import type { ServerStatus } from "../../protocol";
+import { PackedRules, rulesCount, type HeldStatus } from "./held-rules";
 
 /**
  * Part of every digest: changed whenever what is stored for the same answer changes (its cleaning, its
@@ -42,18 +42,34 @@ class Lanes {
     this.unit(end);
   }
 
+  /** The same steps as text() over each name and value in turn: each NUL of a packed list ends one. */
+  packed(rules: PackedRules): void {
+    const text = rules.text;
+    let end = END_OF_NAME;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== 0) this.unit(code);
+      else {
+        this.unit(end);
+        end = end === END_OF_NAME ? END_OF_VALUE : END_OF_NAME;
+      }
+    }
+  }
+
   digest(): RulesDigest {
     return BigInt.asIntN(64, (BigInt(this.a) << 32n) | BigInt(this.b >>> 0)).toString();
   }
 }
 
-function digestOf(status: Pick<ServerStatus, "rules" | "raw">): RulesDigest {
+function digestOf(status: Pick<HeldStatus, "rules" | "raw">): RulesDigest {
   const lanes = new Lanes();
   lanes.text(DIGEST_VERSION, END_OF_VALUE);
-  for (const rule of status.rules) {
-    lanes.text(rule.name, END_OF_NAME);
-    lanes.text(rule.value, END_OF_VALUE);
-  }
+  if (status.rules instanceof PackedRules) lanes.packed(status.rules);
+  else
+    for (const rule of status.rules) {
+      lanes.text(rule.name, END_OF_NAME);
+      lanes.text(rule.value, END_OF_VALUE);
+    }
   if (status.raw === null) lanes.unit(NO_RAW);
   else {
     lanes.unit(RAW);
@@ -68,7 +84,7 @@ function digestOf(status: Pick<ServerStatus, "rules" | "raw">): RulesDigest {
 /** Most servers answer no rules at all (or none are asked for): one digest for all of them. */
 const NO_RULES_DIGEST = digestOf({ rules: [], raw: null });
 
-export function rulesDigestOf(status: Pick<ServerStatus, "rules" | "raw">): RulesDigest {
-  if (status.rules.length === 0 && status.raw === null) return NO_RULES_DIGEST;
+export function rulesDigestOf(status: Pick<HeldStatus, "rules" | "raw">): RulesDigest {
+  if (rulesCount(status.rules) === 0 && status.raw === null) return NO_RULES_DIGEST;
   return digestOf(status);
 }

@@ -20,6 +20,7 @@ import type { ListingTruncation, ReportedState } from "../list-source";
 import { idOf, inTransaction, rowsOf, type Tx } from "./batch-write";
 import { insertSamples, sampleOf, type SampleRow } from "./sample-store";
 import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
+import { PackedRules, type HeldStatus } from "./held-rules";
 import { rulesDigestOf, type RulesDigest } from "./rules-digest";
 import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
 
@@ -514,7 +515,7 @@ export { answeredPlayerCount, type PlayerCountSource } from "./player-count";
 
 interface StateWrite {
   id: number;
-  status: ServerStatus;
+  status: HeldStatus;
   pingMs: number | null;
   /** Set for a list source's own record; a server's own answer: answeredPlayerCount. */
   playersSource?: PlayerCountSource;
@@ -558,7 +559,11 @@ function stateRow(
     ping_ms: clampInt(s.pingMs ?? st.pingMs, 0, INT_MAX),
     game_port: clampInt(st.gamePort, 1, 65535),
     player_list: playerList,
-    rules: rulesKept ? undefined : cleanJson(st.rules),
+    rules: rulesKept
+      ? undefined
+      : st.rules instanceof PackedRules
+        ? st.rules.list()
+        : cleanJson(st.rules),
     raw: rulesKept || st.raw === null ? null : cleanJson(st.raw),
     rules_kept: rulesKept,
     rules_digest: digest,
@@ -638,7 +643,7 @@ async function applyStates(
 }
 
 export type BatchOutcome =
-  | { serverId: number; kind: "answered"; status: ServerStatus; pingMs: number | null }
+  | { serverId: number; kind: "answered"; status: HeldStatus; pingMs: number | null }
   | { serverId: number; kind: "failed"; code: string }
   /** Refused by the address policy at send time: flagged, not queried, not sampled. */
   | { serverId: number; kind: "refused"; isRelay: boolean };
