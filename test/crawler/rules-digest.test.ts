@@ -46,6 +46,16 @@ describe("rulesDigestOf", () => {
         { name: "c", value: "" },
       ]),
     ).not.toBe(of([{ name: "a", value: "bc" }]));
-    expect(of([{ name: "a\u0000", value: "b" }])).not.toBe(of([{ name: "a", value: "\u0000b" }]));
+    const pair = [{ name: "x", value: "y" }];
+    expect(of(pair, { k: "v" })).not.toBe(of([...pair, { name: "k", value: "v" }], {}));
+    expect(of(pair, {})).not.toBe(of(pair));
+  });
+
+  it("is the digest of what the write stores: rules that clean to the same text have the same one", () => {
+    // The write strips NULs (sanitize.ts cleanText): both of these are stored as { name: "a", value: "b" }.
+    expect(of([{ name: "a\u0000", value: "b" }])).toBe(of([{ name: "a", value: "\u0000b" }]));
+    expect(of([{ name: "a", value: "b" }], { "k\u0000": "v" })).toBe(
+      of([{ name: "a", value: "b" }], { k: "v" }),
+    );
   });
 });
