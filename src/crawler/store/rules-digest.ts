@@ -14,7 +14,6 @@
  */
 import { hash } from "node:crypto";
 import { PackedRules, rulesCount, type HeldStatus } from "./held-rules";
-import { cleanText } from "./sanitize";
 
 /**
  * Part of every digest: changed whenever what is stored for the same answer changes (its cleaning, its
@@ -33,10 +32,12 @@ export type RulesDigest = string;
  */
 function digestOf(status: Pick<HeldStatus, "rules" | "raw">): RulesDigest {
   const rules = status.rules instanceof PackedRules ? status.rules : PackedRules.of(status.rules);
-  let text = `${DIGEST_VERSION}\0${rules.count}\0${status.raw === null ? "-" : "+"}\0${rules.text}`;
-  if (status.raw !== null)
-    for (const name in status.raw)
-      text += `${cleanText(name)}\0${cleanText(status.raw[name] ?? "")}\0`;
+  // Raw values (older protocols, rare) in the same packed form as the rules: each name and value cleaned, NUL-ended.
+  const raw =
+    status.raw === null
+      ? null
+      : PackedRules.of(Object.entries(status.raw).map(([name, value]) => ({ name, value })));
+  const text = `${DIGEST_VERSION}\0${rules.count}\0${raw === null ? "-" : "+"}\0${rules.text}${raw?.text ?? ""}`;
   return BigInt.asIntN(64, BigInt(`0x${hash("sha1", text, "hex").slice(0, 16)}`)).toString();
 }
 
