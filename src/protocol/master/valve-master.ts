@@ -65,12 +65,21 @@ export interface ValveMasterListOptions {
   retries?: number;
   /** Cancels the listing: it then returns what it has, incomplete, stoppedBy ABORTED. */
   signal?: AbortSignal;
-  /** Called with each page's NEW addresses (deduplicated), as they arrive. */
-  onBatch?: (addresses: ServerAddress[], region: number) => void;
+  /**
+   * Called with each page's NEW addresses (deduplicated), as they arrive. The next request waits for a
+   * promise it returns (a consumer writing pages as they come holds the listing back while it writes); what
+   * it throws ends the listing and is thrown by listValveMaster.
+   */
+  onBatch?: (addresses: ServerAddress[], region: number) => void | Promise<void>;
+  /**
+   * false: the result's `servers` stays empty and the addresses reach only onBatch, so a long listing is
+   * not held in memory twice. @defaultValue true
+   */
+  collect?: boolean;
 }
 
 export interface ValveMasterListResult {
-  /** Every address listed, each once, in the order first seen. */
+  /** Every address listed, each once, in the order first seen (empty with `collect: false`). */
   servers: ServerAddress[];
   /** True when every region requested was paged to its end marker. */
   complete: boolean;
@@ -239,6 +248,7 @@ export async function listValveMaster(
   const socket = new MasterSocket({ ...master, port: options.port });
   const seen = new Set<string>();
   const servers: ServerAddress[] = [];
+  const collect = options.collect !== false;
   let requests = 0;
   let lastSentAt = -Infinity;
 
@@ -253,7 +263,8 @@ export async function listValveMaster(
 
   try {
     for (const region of regions) {
-      const seenInRegion = new Set<string>();
+      // With one region, the two sets would hold the same addresses: a region of 90,000 servers once, not twice.
+      const seenInRegion = regions.length === 1 ? seen : new Set<string>();
       // A late answer to an earlier request repeats addresses already paged; only a batch with something
       // new (or the end marker) answers the current seed.
       const accept = (batch: MasterBatch): boolean =>
@@ -298,13 +309,16 @@ export async function listValveMaster(
         const fresh: ServerAddress[] = [];
         for (const address of batch.addresses) {
           const id = formatAddress(address);
-          seenInRegion.add(id);
-          if (seen.has(id)) continue;
+          if (seen.has(id)) {
+            seenInRegion.add(id);
+            continue;
+          }
           seen.add(id);
-          servers.push(address);
+          seenInRegion.add(id);
+          if (collect) servers.push(address);
           fresh.push(address);
         }
-        if (fresh.length > 0) options.onBatch?.(fresh, region);
+        if (fresh.length > 0) await options.onBatch?.(fresh, region);
         const last = batch.addresses[batch.addresses.length - 1];
         if (batch.end) break;
         if (last === undefined)

@@ -28,13 +28,54 @@ describe("listValveMaster against the simulated master", () => {
       region: "all",
       pacing: false,
       timeoutMs: 500,
-      onBatch: (b) => batches.push(b.length),
+      onBatch: (b) => {
+        batches.push(b.length);
+      },
     });
     expect(result.complete).toBe(true);
     expect(result.resumeFrom).toBeNull();
     expect(result.servers).toHaveLength(fleet.length);
     expect(ids(result.servers)).toEqual(fleetIds(fleet));
     expect(batches.reduce((a, b) => a + b, 0)).toBe(fleet.length);
+  });
+
+  it("hands pages to a consumer that writes them, asking for the next only once it is done (collect: false)", async () => {
+    master = await startSimValveMaster({ fleet, rateLimit: false });
+    const handed: string[] = [];
+    const requestsAtPage: number[] = [];
+    const result = await listValveMaster({
+      ...master.address,
+      region: "rest",
+      pacing: false,
+      timeoutMs: 500,
+      collect: false,
+      onBatch: async (page) => {
+        requestsAtPage.push(master.stats.requests);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Held back while the consumer wrote: no request for the next page went out meanwhile.
+        expect(master.stats.requests).toBe(requestsAtPage[requestsAtPage.length - 1]);
+        handed.push(...page.map(formatAddress));
+      },
+    });
+    expect(result.complete).toBe(true);
+    expect(result.servers).toEqual([]);
+    expect(handed.sort()).toEqual(fleetIds(fleet));
+    expect(requestsAtPage).toEqual(requestsAtPage.map((_n, i) => i + 1));
+  });
+
+  it("ends the listing with what the consumer throws, without asking for another page", async () => {
+    master = await startSimValveMaster({ fleet, rateLimit: false });
+    const failure = new Error("the write failed");
+    await expect(
+      listValveMaster({
+        ...master.address,
+        region: "rest",
+        pacing: false,
+        timeoutMs: 500,
+        onBatch: () => Promise.reject(failure),
+      }),
+    ).rejects.toBe(failure);
+    expect(master.stats.requests).toBe(1);
   });
 
   it("lists one region with a nested filter exactly as the filter selects", async () => {
