@@ -48,8 +48,10 @@ import { JobNotStartedError } from "./job-not-started";
 import { rollupRange } from "./store/history-store";
 import { holdAnswer } from "./store/held-rules";
 import { ensureSamplePartition } from "./store/partitions";
+import { ListingParts } from "./listing-parts";
 import {
   recordListing,
+  recordListingPart,
   writeBatchOutcomes,
   writeServerOutcome,
   type BatchOutcome,
@@ -295,9 +297,7 @@ export async function listRun(
   const mode = crawlModeOf(source, deps.settings);
   if (run.finished) {
     // A retried job: the listing is recorded; hand on whatever of it is still pending.
-    batchKeys = (await pendingBatchKeys(deps.db, crawl.id)).filter((k) =>
-      k.startsWith(`${splitLabel(run, index)}-`),
-    );
+    batchKeys = await pendingBatchKeysOfRun(deps, crawl, run, index);
   } else if (mode === "index") {
     const planned = await planIndexListing(deps.db, {
       crawlId: crawl.id,
@@ -318,7 +318,9 @@ export async function listRun(
       });
   } else {
     const split: ListSplit = { region: run.region, split: run.split };
-    let servers: ListedServer[] = [];
+    // An earlier attempt of this job may have written parts of the listing and failed before it handed
+    // their batches on: this attempt lists those servers again but plans them no second time.
+    await handOnBatches(deps, crawl, mode, await pendingBatchKeysOfRun(deps, crawl, run, index));
     let partial = false;
     let truncation: ListingTruncation | null = null;
     let cappedParts = 0;
@@ -331,6 +333,27 @@ export async function listRun(
       split: run.split,
       before: crawl.startedAt,
     });
+    const policy = await currentPolicy(deps);
+    const listing = {
+      crawlId: crawl.id,
+      crawlAt: crawl.startedAt,
+      runId: run.id,
+      sourceId: source.id,
+      label: splitLabel(run, index),
+      batchSize: deps.settings.queryBatchSize,
+      // A listing-only crawl drops known servers from its batches (narrowToFirstQueries): it writes every row.
+      deferListedAt: mode === "list-and-query",
+      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
+    };
+    const parts = new ListingParts({
+      rowOf: (s) =>
+        Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535
+          ? toListingRow(s, split, policy)
+          : null,
+      write: (rows) => recordListingPart(deps.db, { ...listing, rows }),
+      handOn: (keys) => handOnBatches(deps, crawl, mode, keys),
+      partRows: LISTING_PART_ROWS,
+    });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
     const watch = watchCrawl(deps.db, crawl.id, signal);
     const deadline = startDeadline(
@@ -341,8 +364,8 @@ export async function listRun(
     try {
       const result = await deps
         .listSources(source)
-        .list(split, deadline.signal, resumeFrom ?? undefined);
-      servers = result.servers;
+        .list(split, deadline.signal, resumeFrom ?? undefined, parts.sink);
+      parts.add(result.servers);
       partial = result.partial;
       truncation = result.truncation ?? (result.partial ? "CUT_SHORT" : null);
       cappedParts = result.cappedParts ?? 0;
@@ -357,26 +380,17 @@ export async function listRun(
       watch.dispose();
     }
     if (watch.cancelled()) return;
-    const policy = await currentPolicy(deps);
-    const rows = servers
-      .filter((s) => Number.isInteger(s.queryPort) && s.queryPort >= 1 && s.queryPort <= 65535)
-      .map((s) => toListingRow(s, split, policy));
+    // A part that could not be written is the job's failure (retried), not the listing stopping short.
+    if (parts.failed() !== undefined) throw parts.failed();
     const written = await recordListing(deps.db, {
-      crawlId: crawl.id,
-      crawlAt: crawl.startedAt,
-      runId: run.id,
-      sourceId: source.id,
-      label: splitLabel(run, index),
-      batchSize: deps.settings.queryBatchSize,
+      ...listing,
       partial,
       truncation,
       cappedParts,
       error,
       resumeCursor,
-      rows,
-      // A listing-only crawl drops known servers from its batches (narrowToFirstQueries): it writes every row.
-      deferListedAt: mode === "list-and-query",
-      ...(deps.settings.fakePlayers ? { fakePlayers: deps.settings.fakePlayers } : {}),
+      rows: parts.takeRest(),
+      foundBefore: parts.written,
     });
     batchKeys = written.batchKeys;
     if (!written.alreadyDone) {
@@ -384,7 +398,7 @@ export async function listRun(
         type: "listed",
         crawlId: crawl.id,
         region: run.region,
-        found: written.found,
+        found: parts.written + written.found,
         partial,
         error,
       });
@@ -393,11 +407,36 @@ export async function listRun(
         deps.logger.debug({ crawl: crawl.key, region: run.region, error }, "listing stopped short");
     }
   }
-  if (mode === "listing-only") batchKeys = await narrowToFirstQueries(deps.db, crawl.id, batchKeys);
+  await handOnBatches(deps, crawl, mode, batchKeys);
+  await maybeFinish(deps, crawl);
+}
+
+async function pendingBatchKeysOfRun(
+  deps: CrawlDeps,
+  crawl: CrawlRecord,
+  run: ListSplit,
+  index: number,
+): Promise<string[]> {
+  const prefix = `${splitLabel(run, index)}-`;
+  return (await pendingBatchKeys(deps.db, crawl.id)).filter((k) => k.startsWith(prefix));
+}
+
+/** Servers a listing writes per part while it goes on (ListingParts). */
+const LISTING_PART_ROWS = 2000;
+
+/** A listing's batches, queued to be queried (a listing-only crawl's narrowed to servers never queried). */
+async function handOnBatches(
+  deps: CrawlDeps,
+  crawl: CrawlRecord,
+  mode: CrawlMode,
+  keys: string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  const batchKeys =
+    mode === "listing-only" ? await narrowToFirstQueries(deps.db, crawl.id, keys) : keys;
   await deps.sink.queryBatches(
     batchKeys.map((batchKey) => ({ crawlId: crawl.id, crawlKey: crawl.key, batchKey })),
   );
-  await maybeFinish(deps, crawl);
 }
 
 /**

@@ -54,10 +54,25 @@ export interface ListingResult {
   resumeCursor?: string;
 }
 
+/**
+ * Takes a listing's servers a page at a time, as the source finds them, and writes them; the source waits
+ * for it before it asks for more. What it throws ends the listing.
+ */
+export type ListedPageSink = (servers: ListedServer[]) => Promise<void>;
+
 export interface ListSource {
   splits(): ListSplit[];
-  /** `resumeCursor`: the split's previous listing stopped short there (its result's resumeCursor). */
-  list(split: ListSplit, signal: AbortSignal, resumeCursor?: string): Promise<ListingResult>;
+  /**
+   * `resumeCursor`: the split's previous listing stopped short there (its result's resumeCursor).
+   * `onPage`: a source that pages (a Valve master) may hand its servers over as it finds them, each once;
+   * those are then left out of the result's `servers`, so a long listing is not held until its end.
+   */
+  list(
+    split: ListSplit,
+    signal: AbortSignal,
+    resumeCursor?: string,
+    onPage?: ListedPageSink,
+  ): Promise<ListingResult>;
 }
 
 /** The master_source row as the crawler sees it. */

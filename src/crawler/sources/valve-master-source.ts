@@ -12,7 +12,14 @@ import {
   listValveMaster,
   type ServerAddress,
 } from "../../protocol";
-import type { ListSource, ListSplit, ListingResult, SourceRecord } from "../list-source";
+import type {
+  ListedPageSink,
+  ListedServer,
+  ListSource,
+  ListSplit,
+  ListingResult,
+  SourceRecord,
+} from "../list-source";
 import type { MasterPacer } from "../master-pace";
 import type { OutboundGuard } from "../outbound-guard";
 
@@ -59,8 +66,16 @@ export function createValveMasterSource(
       split: ListSplit,
       signal: AbortSignal,
       resumeCursor?: string,
+      onPage?: ListedPageSink,
     ): Promise<ListingResult> {
       const seed = seedOf(resumeCursor);
+      const listed = (addresses: ServerAddress[]): ListedServer[] =>
+        addresses.map((a) => ({
+          host: a.host,
+          queryPort: a.port,
+          region: split.region,
+          protocol: "source" as const,
+        }));
       const port = source.port ?? DEFAULT_MASTER_PORT;
       // Resolved and checked once, here: listValveMaster gets the checked IP and resolves nothing.
       const master = await defaults.guard.resolve(source.host, port);
@@ -73,6 +88,9 @@ export function createValveMasterSource(
         signal,
         ...(seed ? { seed } : {}),
         ...(options.retries !== undefined ? { retries: options.retries } : {}),
+        ...(onPage
+          ? { onBatch: (page: ServerAddress[]) => onPage(listed(page)), collect: false }
+          : {}),
         // The master limits requests per client, not per listing: its regions listed at once share one pace.
         pacing:
           requestsPerMinute <= 0
@@ -98,12 +116,7 @@ export function createValveMasterSource(
           ? `resumed after ${formatAddress(seed)}: the pages before it were listed by an earlier crawl`
           : undefined;
       return {
-        servers: result.servers.map((a) => ({
-          host: a.host,
-          queryPort: a.port,
-          region: split.region,
-          protocol: "source" as const,
-        })),
+        servers: listed(result.servers),
         partial: !result.complete || seed !== undefined,
         ...(!result.complete
           ? { truncation: "CUT_SHORT" as const }

@@ -55,6 +55,8 @@ export interface ListingWrite {
   /** Where the next listing of this split goes on from (ListingResult.resumeCursor); absent: from the start. */
   resumeCursor?: string | null;
   rows: ListingRow[];
+  /** Servers its parts wrote before this last write (recordListingPart): the run's `found` counts them too. */
+  foundBefore?: number;
   /** Thresholds of the fake-player rules applied to reported states. @defaultValue DEFAULT_FAKE_PLAYER_RULES */
   fakePlayers?: FakePlayerRules;
   /**
@@ -65,6 +67,12 @@ export interface ListingWrite {
    */
   deferListedAt?: boolean;
 }
+
+/** A part of a listing still going on: its rows, without what only its end knows. */
+export type ListingPartWrite = Omit<
+  ListingWrite,
+  "partial" | "truncation" | "cappedParts" | "error" | "resumeCursor" | "foundBefore"
+>;
 
 export interface ListingWriteResult {
   /** The run had been recorded already (a retried job): nothing was written. */
@@ -109,20 +117,21 @@ type StoredDigests = Map<number, RulesDigest | null>;
 const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
   a.address < b.address ? -1 : a.address > b.address ? 1 : a.queryPort - b.queryPort;
 
+/**
+ * A listing's last write (or its only one): its rows, and the run marked done with what the listing was
+ * (found, partial, resume cursor). A retried job finds the run done, writes nothing and gets its batch keys.
+ */
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
-  // In one order (address, query port), so concurrent listings insert new servers in the same order.
-  const rows = dedupe(w.rows).sort(byAddressAndPort);
-  // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
-  const countries = rows.map((r) => countryOfIp(r.ip));
+  const { rows, countries } = prepared(w.rows);
   return inTransaction(pgPoolOf(db), async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1::int, $2::int)", [CRAWL_LOCK_CLASS, w.crawlId]);
+    await lockCrawl(tx, w.crawlId);
     const claimed = await rowsOf<{ id: string }>(
       tx,
       `UPDATE crawl_run SET finished_at = now(), found = $1::int, partial = $2::boolean, error = $3::text,
         resume_cursor = $4::text, truncation = $5::"ListingTruncation", capped_parts = $6::int
       WHERE id = $7::bigint AND finished_at IS NULL RETURNING id`,
       [
-        rows.length,
+        (w.foundBefore ?? 0) + rows.length,
         w.partial,
         w.error,
         w.resumeCursor ?? null,
@@ -139,147 +148,211 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       );
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
-    // Every existing row of the listing locked at once, in id order, before any is changed: the chunks
-    // below each lock only their own rows, and two chunks' rows are not in id order with each other.
-    // The listing's addresses and ports as JSON, not as text[] and int[]: node-postgres writes an array
-    // parameter element by element in JavaScript (about 0.4 us and 0.5 kB of garbage a server), where
-    // JSON.stringify is native (docs/BENCHMARKS-history.md, "The listing's garbage").
-    await tx.query(
-      `SELECT count(*) FROM (
-        SELECT g.id FROM game_server g
-          JOIN ROWS FROM (jsonb_array_elements_text($1::jsonb), jsonb_array_elements($2::jsonb))
-            AS x(address, query_port)
-          ON g.address = x.address AND g.query_port = x.query_port::int
-        ORDER BY g.id FOR UPDATE OF g) locked`,
-      [
-        JSON.stringify(rows.map((r) => cleanText(r.address))),
-        JSON.stringify(rows.map((r) => r.queryPort)),
-      ],
-    );
-    // In chunks: what a statement sends and returns stays bounded by LISTING_CHUNK_ROWS, not by the
-    // size of the listing (a Valve region of 90,000 servers).
-    const queryable: number[] = [];
-    let upsertedCount = 0;
-    let firstListedOther = 0;
-    let refused = 0;
-    let managedCount = 0;
-    let written = 0;
-    for (let from = 0; from < rows.length; from += LISTING_CHUNK_ROWS) {
-      const chunk = rows.slice(from, from + LISTING_CHUNK_ROWS);
-      const input: ListedInput[] = chunk.map((r, i) => ({
-        address: cleanText(r.address),
-        ip: r.ip,
-        country: countries[from + i] ?? null,
-        query_port: r.queryPort,
-        game_port: r.gamePort,
-        region: r.region,
-        protocol: r.protocol,
-        not_queryable: r.notQueryable,
-        is_relay: r.isRelay,
-        managed: r.managed,
-      }));
-      const { upserted } = await upsertListed(
-        tx,
-        input,
-        w.sourceId,
-        w.crawlAt,
-        w.deferListedAt ?? false,
-      );
-      upsertedCount += upserted.length;
-      const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
-      const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
-      for (const u of upserted) {
-        const row = byKey.get(`${u.address}\u0000${u.query_port}`);
-        if (row?.reported)
-          reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
-        if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
-        // Listed by an earlier run of this crawl: a queryable server is in one of its batches already
-        // (counted below); any other was listed by this source since the crawl began. Another source
-        // listing the same server meanwhile (one game_server row for both) does not make it "listed
-        // before" here, so each crawl counts it once.
-        else if (!u.listedHereBefore) {
-          firstListedOther++;
-          if (u.not_queryable && !u.management_registered) refused++;
-        }
-      }
-
-      // Management registrations: their state is what they report, sampled like an answer.
-      const managed = reported.filter((r) => r.managed);
-      if (managed.length > 0) {
-        managedCount += managed.length;
-        await applyStates(
-          tx,
-          managed.map((r) => ({
-            id: r.id,
-            status: reportedToStatus(r.state),
-            pingMs: null,
-            playersSource: "MANAGEMENT" as const,
-          })),
-          false,
-          w.fakePlayers,
-        );
-        written += await insertSamples(
-          tx,
-          w.crawlId,
-          w.crawlAt,
-          managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
-        );
-      }
-      // Other sources' own records (Steam Web API) index a server before any answer arrives.
-      const unanswered = reported.filter((r) => !r.managed);
-      if (unanswered.length > 0) {
-        await applyStates(
-          tx,
-          unanswered.map((r) => ({
-            id: r.id,
-            status: reportedToStatus(r.state),
-            pingMs: null,
-            playersSource: "STEAM_WEB_API" as const,
-          })),
-          true,
-          w.fakePlayers,
-        );
-      }
-    }
-
-    // Which of them an earlier run of this crawl planned already: only those come back, not the crawl's plan.
-    const inCrawl = await rowsOf<{ id: string }>(
-      tx,
-      `SELECT b.id FROM (SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1::bigint) b
-        JOIN jsonb_array_elements($2::jsonb) AS q(id) ON q.id::bigint = b.id`,
-      [w.crawlId, JSON.stringify(queryable)],
-    );
-    const planned = new Set(inCrawl.map((r) => idOf(r.id)));
-    const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
-    const batches: { key: string; ids: number[] }[] = [];
-    for (let i = 0; i < fresh.length; i += w.batchSize) {
-      batches.push({ key: `${w.label}-${batches.length}`, ids: fresh.slice(i, i + w.batchSize) });
-    }
-    if (batches.length > 0) {
-      const plan = JSON.stringify(batches.map((b) => ({ batch_key: b.key, server_ids: b.ids })));
-      await tx.query(
-        `INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids, listed_at)
-        SELECT $1::bigint, x.batch_key, $2::bigint, x.server_ids, CASE WHEN $4::boolean THEN now() END
-        FROM jsonb_to_recordset($3::jsonb) AS x(batch_key text, server_ids bigint[])
-        ON CONFLICT DO NOTHING`,
-        [w.crawlId, w.runId, plan, w.deferListedAt ?? false],
-      );
-    }
-    const firstListed = fresh.length + firstListedOther;
-    const newlyListed = rows.length - (upsertedCount - firstListed);
-    await tx.query(
-      `UPDATE crawl SET listed = listed + $1::int, written = written + $2::int, refused = refused + $3::int,
-        answered = answered + $4::int, partial = partial OR $5::boolean, listed_at = GREATEST(listed_at, now())
-      WHERE id = $6::bigint`,
-      [newlyListed, written, refused, managedCount, w.partial, w.crawlId],
-    );
-    if (managedCount > 0)
-      await tx.query("UPDATE crawl_run SET answered = answered + $1::int WHERE id = $2::bigint", [
-        managedCount,
-        w.runId,
-      ]);
-    return { alreadyDone: false, found: rows.length, batchKeys: batches.map((b) => b.key) };
+    const batchKeys = await writeListed(tx, w, rows, countries, { partial: w.partial, done: true });
+    return { alreadyDone: false, found: rows.length, batchKeys };
   });
+}
+
+/**
+ * A part of a listing still going on (a Valve master's pages as they come): its rows written and its
+ * batches planned, the run left open for recordListing. `alreadyDone`: the run or its crawl was closed
+ * meanwhile (another attempt of the job recorded it, or the crawl was cancelled): nothing was written.
+ */
+export async function recordListingPart(db: Db, w: ListingPartWrite): Promise<ListingWriteResult> {
+  const { rows, countries } = prepared(w.rows);
+  return inTransaction(pgPoolOf(db), async (tx) => {
+    await lockCrawl(tx, w.crawlId);
+    const open = await rowsOf<{ id: string }>(
+      tx,
+      `SELECT r.id FROM crawl_run r JOIN crawl c ON c.id = r.crawl_id
+      WHERE r.id = $1::bigint AND r.finished_at IS NULL AND c.finished_at IS NULL`,
+      [w.runId],
+    );
+    if (open.length === 0) return { alreadyDone: true, found: 0, batchKeys: [] };
+    const batchKeys = await writeListed(tx, w, rows, countries, { partial: false, done: false });
+    return { alreadyDone: false, found: rows.length, batchKeys };
+  });
+}
+
+/** Deduplicated, in one order (address, query port), so concurrent listings insert new servers in the same order. */
+function prepared(listed: ListingRow[]): { rows: ListingRow[]; countries: (string | null)[] } {
+  const rows = dedupe(listed).sort(byAddressAndPort);
+  // Outside the transaction: the first lookup of a process loads the country table (a few hundred ms).
+  return { rows, countries: rows.map((r) => countryOfIp(r.ip)) };
+}
+
+async function runBatchCount(tx: Tx, crawlId: number, runId: number): Promise<number> {
+  const [row] = await rowsOf<{ n: string }>(
+    tx,
+    "SELECT count(*) AS n FROM crawl_batch WHERE crawl_id = $1::bigint AND run_id = $2::bigint",
+    [crawlId, runId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Listing writes of one crawl plan their batches one at a time. */
+async function lockCrawl(tx: Tx, crawlId: number): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock($1::int, $2::int)", [CRAWL_LOCK_CLASS, crawlId]);
+}
+
+/**
+ * The listed rows upserted, their batches planned and the crawl's counters moved on; returns the new batch
+ * keys. `partial`: the listing stopped short, so the crawl is partial. `done`: the listing's end, which moves
+ * the crawl's listed_at (the API's listing time; a part of a listing still going on leaves it).
+ */
+async function writeListed(
+  tx: Tx,
+  w: ListingPartWrite,
+  rows: ListingRow[],
+  countries: (string | null)[],
+  listing: { partial: boolean; done: boolean },
+): Promise<string[]> {
+  // Every existing row of the listing locked at once, in id order, before any is changed: the chunks
+  // below each lock only their own rows, and two chunks' rows are not in id order with each other.
+  // The listing's addresses and ports as JSON, not as text[] and int[]: node-postgres writes an array
+  // parameter element by element in JavaScript (about 0.4 us and 0.5 kB of garbage a server), where
+  // JSON.stringify is native (docs/BENCHMARKS-history.md, "The listing's garbage").
+  await tx.query(
+    `SELECT count(*) FROM (
+      SELECT g.id FROM game_server g
+        JOIN ROWS FROM (jsonb_array_elements_text($1::jsonb), jsonb_array_elements($2::jsonb))
+          AS x(address, query_port)
+        ON g.address = x.address AND g.query_port = x.query_port::int
+      ORDER BY g.id FOR UPDATE OF g) locked`,
+    [
+      JSON.stringify(rows.map((r) => cleanText(r.address))),
+      JSON.stringify(rows.map((r) => r.queryPort)),
+    ],
+  );
+  // In chunks: what a statement sends and returns stays bounded by LISTING_CHUNK_ROWS, not by the
+  // size of the listing (a Valve region of 90,000 servers).
+  const queryable: number[] = [];
+  let upsertedCount = 0;
+  let firstListedOther = 0;
+  let refused = 0;
+  let managedCount = 0;
+  let written = 0;
+  for (let from = 0; from < rows.length; from += LISTING_CHUNK_ROWS) {
+    const chunk = rows.slice(from, from + LISTING_CHUNK_ROWS);
+    const input: ListedInput[] = chunk.map((r, i) => ({
+      address: cleanText(r.address),
+      ip: r.ip,
+      country: countries[from + i] ?? null,
+      query_port: r.queryPort,
+      game_port: r.gamePort,
+      region: r.region,
+      protocol: r.protocol,
+      not_queryable: r.notQueryable,
+      is_relay: r.isRelay,
+      managed: r.managed,
+    }));
+    const { upserted } = await upsertListed(
+      tx,
+      input,
+      w.sourceId,
+      w.crawlAt,
+      w.deferListedAt ?? false,
+    );
+    upsertedCount += upserted.length;
+    const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
+    const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
+    for (const u of upserted) {
+      const row = byKey.get(`${u.address}\u0000${u.query_port}`);
+      if (row?.reported)
+        reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
+      if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
+      // Listed by an earlier run of this crawl: a queryable server is in one of its batches already
+      // (counted below); any other was listed by this source since the crawl began. Another source
+      // listing the same server meanwhile (one game_server row for both) does not make it "listed
+      // before" here, so each crawl counts it once.
+      else if (!u.listedHereBefore) {
+        firstListedOther++;
+        if (u.not_queryable && !u.management_registered) refused++;
+      }
+    }
+
+    // Management registrations: their state is what they report, sampled like an answer.
+    const managed = reported.filter((r) => r.managed);
+    if (managed.length > 0) {
+      managedCount += managed.length;
+      await applyStates(
+        tx,
+        managed.map((r) => ({
+          id: r.id,
+          status: reportedToStatus(r.state),
+          pingMs: null,
+          playersSource: "MANAGEMENT" as const,
+        })),
+        false,
+        w.fakePlayers,
+      );
+      written += await insertSamples(
+        tx,
+        w.crawlId,
+        w.crawlAt,
+        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
+      );
+    }
+    // Other sources' own records (Steam Web API) index a server before any answer arrives.
+    const unanswered = reported.filter((r) => !r.managed);
+    if (unanswered.length > 0) {
+      await applyStates(
+        tx,
+        unanswered.map((r) => ({
+          id: r.id,
+          status: reportedToStatus(r.state),
+          pingMs: null,
+          playersSource: "STEAM_WEB_API" as const,
+        })),
+        true,
+        w.fakePlayers,
+      );
+    }
+  }
+
+  // Which of them an earlier run of this crawl planned already: only those come back, not the crawl's plan.
+  const inCrawl = await rowsOf<{ id: string }>(
+    tx,
+    `SELECT b.id FROM (SELECT unnest(server_ids) AS id FROM crawl_batch WHERE crawl_id = $1::bigint) b
+      JOIN jsonb_array_elements($2::jsonb) AS q(id) ON q.id::bigint = b.id`,
+    [w.crawlId, JSON.stringify(queryable)],
+  );
+  const planned = new Set(inCrawl.map((r) => idOf(r.id)));
+  const fresh = queryable.filter((id) => !planned.has(id)).sort((a, b) => a - b);
+  const batches: { key: string; ids: number[] }[] = [];
+  // Numbered on from the run's batches so far: its earlier parts, or an earlier attempt's.
+  const first = fresh.length === 0 ? 0 : await runBatchCount(tx, w.crawlId, w.runId);
+  for (let i = 0; i < fresh.length; i += w.batchSize) {
+    batches.push({
+      key: `${w.label}-${first + batches.length}`,
+      ids: fresh.slice(i, i + w.batchSize),
+    });
+  }
+  if (batches.length > 0) {
+    const plan = JSON.stringify(batches.map((b) => ({ batch_key: b.key, server_ids: b.ids })));
+    await tx.query(
+      `INSERT INTO crawl_batch (crawl_id, batch_key, run_id, server_ids, listed_at)
+      SELECT $1::bigint, x.batch_key, $2::bigint, x.server_ids, CASE WHEN $4::boolean THEN now() END
+      FROM jsonb_to_recordset($3::jsonb) AS x(batch_key text, server_ids bigint[])
+      ON CONFLICT DO NOTHING`,
+      [w.crawlId, w.runId, plan, w.deferListedAt ?? false],
+    );
+  }
+  const firstListed = fresh.length + firstListedOther;
+  const newlyListed = rows.length - (upsertedCount - firstListed);
+  await tx.query(
+    `UPDATE crawl SET listed = listed + $1::int, written = written + $2::int, refused = refused + $3::int,
+      answered = answered + $4::int, partial = partial OR $5::boolean,
+      listed_at = CASE WHEN $7::boolean THEN GREATEST(listed_at, now()) ELSE listed_at END
+    WHERE id = $6::bigint`,
+    [newlyListed, written, refused, managedCount, listing.partial, w.crawlId, listing.done],
+  );
+  if (managedCount > 0)
+    await tx.query("UPDATE crawl_run SET answered = answered + $1::int WHERE id = $2::bigint", [
+      managedCount,
+      w.runId,
+    ]);
+  return batches.map((b) => b.key);
 }
 
 interface ListedInput {
