@@ -105,7 +105,7 @@ describe("the shared-names rule's back-off across closes", () => {
     }
   });
 
-  it("says why a run failed, the crawl closed all the same", async () => {
+  it("says why a run failed, the crawl closed all the same, and counts an error past the budget as over budget", async () => {
     // A pool below 90 % of the last over-budget one's, so that this close tries the rule instead of backing off.
     await t.db.$executeRaw`UPDATE game_server SET status = 'OFFLINE' WHERE query_port < 1800`;
     // A database error in the rule's read (the column it reads, gone for this test): "failed", not thrown.
@@ -113,8 +113,12 @@ describe("the shared-names rule's back-off across closes", () => {
       "ALTER TABLE game_server RENAME COLUMN player_names TO player_names_gone",
     );
     const failures: unknown[] = [];
+    const late: unknown[] = [];
     try {
       expect(await close(60_000, (err) => failures.push(err))).toBe("failed");
+      // The same error once the budget has run out (0 ms): the run could not have fitted it, so it is over
+      // budget and the back-off follows; the error is still reported, unless the budget's own cut came first.
+      expect(await close(0, (err) => late.push(err))).toBe("over budget");
     } finally {
       await t.db.$executeRawUnsafe(
         "ALTER TABLE game_server RENAME COLUMN player_names_gone TO player_names",
@@ -122,5 +126,6 @@ describe("the shared-names rule's back-off across closes", () => {
     }
     expect(failures).toHaveLength(1);
     expect(String(failures[0])).toMatch(/player_names/);
+    for (const err of late) expect(String(err)).toMatch(/player_names/);
   });
 });

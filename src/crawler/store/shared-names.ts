@@ -41,7 +41,10 @@ export interface SharedNamesOptions {
   fakePlayers?: FakePlayerRules;
   /** @defaultValue DEFAULT_SHARED_NAMES_BUDGET_MS */
   sharedNamesBudgetMs?: number;
-  /** Told why a run "failed" (the database's error, or the worker's), which the result alone does not say. */
+  /**
+   * Told of an error other than the budget's own cut (the database's, or the worker's), which the result
+   * alone does not say: the run is "failed", or "over budget" when the error came after its budget ran out.
+   */
   onFailure?: (err: unknown) => void;
 }
 
@@ -99,15 +102,17 @@ export async function checkSharedPlayerNames(
   let result: SharedNamesResult;
   if (skipSharedNames(history, pool)) result = "skipped";
   else {
+    const startedMs = Date.now();
     try {
       await flagSharedPlayerNames(pgPoolOf(db), since, rules, budgetMs);
       result = "checked";
     } catch (err) {
-      result =
-        err instanceof SharedNamesDeadlineError || /statement timeout/i.test(String(err))
-          ? "over budget"
-          : "failed";
-      if (result === "failed") options.onFailure?.(err);
+      const cut = err instanceof SharedNamesDeadlineError || /statement timeout/i.test(String(err));
+      // An error that came once the budget had run out is over budget too: the run could not have fitted
+      // it, and backing off is what such a pool calls for. A 1 ms budget once gave another error than the
+      // cut (cause unknown, test/crawler/shared-names.int.test.ts): it is still reported.
+      result = cut || Date.now() - startedMs >= budgetMs ? "over budget" : "failed";
+      if (!cut) options.onFailure?.(err);
     }
   }
   await db.$executeRaw`

@@ -50,9 +50,11 @@ registerEnumType(SharedNamesCheck, {
     CHECKED: { description: "The rule ran: the flags are up to date as of this close." },
     OVER_BUDGET: {
       description:
-        "Cancelled at its time budget: the flags stay as the last CHECKED close left them.",
+        "Cancelled at its time budget, or failed after it had run out: the flags stay as the last CHECKED close left them.",
     },
-    FAILED: { description: "The database failed it: the flags stay as they were." },
+    FAILED: {
+      description: "The database failed it within its budget: the flags stay as they were.",
+    },
     SKIPPED: {
       description:
         "Not run: backing off after closes where it went over budget (the pool is too large for it). The flags stay as they were.",
