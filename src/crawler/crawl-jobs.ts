@@ -398,7 +398,7 @@ export async function listRun(
         type: "listed",
         crawlId: crawl.id,
         region: run.region,
-        found: parts.written + written.found,
+        found: written.found,
         partial,
         error,
       });

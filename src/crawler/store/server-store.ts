@@ -77,6 +77,7 @@ export type ListingPartWrite = Omit<
 export interface ListingWriteResult {
   /** The run had been recorded already (a retried job): nothing was written. */
   alreadyDone: boolean;
+  /** Servers listed: a part's own (recordListingPart); at the listing's end, the run's, its parts' included. */
   found: number;
   /** Batch keys planned for this run. */
   batchKeys: string[];
@@ -123,6 +124,7 @@ const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
  */
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
   const { rows, countries } = prepared(w.rows);
+  const found = (w.foundBefore ?? 0) + rows.length;
   return inTransaction(pgPoolOf(db), async (tx) => {
     await lockCrawl(tx, w.crawlId);
     const claimed = await rowsOf<{ id: string }>(
@@ -131,7 +133,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         resume_cursor = $4::text, truncation = $5::"ListingTruncation", capped_parts = $6::int
       WHERE id = $7::bigint AND finished_at IS NULL RETURNING id`,
       [
-        (w.foundBefore ?? 0) + rows.length,
+        found,
         w.partial,
         w.error,
         w.resumeCursor ?? null,
@@ -149,7 +151,7 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
       return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
     }
     const batchKeys = await writeListed(tx, w, rows, countries, { partial: w.partial, done: true });
-    return { alreadyDone: false, found: rows.length, batchKeys };
+    return { alreadyDone: false, found, batchKeys };
   });
 }
 
