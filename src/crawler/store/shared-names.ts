@@ -102,16 +102,16 @@ export async function checkSharedPlayerNames(
   let result: SharedNamesResult;
   if (skipSharedNames(history, pool)) result = "skipped";
   else {
-    const startedMs = Date.now();
+    const deadlineMs = Date.now() + budgetMs;
     try {
-      await flagSharedPlayerNames(pgPoolOf(db), since, rules, budgetMs);
+      await flagSharedPlayerNames(pgPoolOf(db), since, rules, deadlineMs);
       result = "checked";
     } catch (err) {
       const cut = err instanceof SharedNamesDeadlineError || /statement timeout/i.test(String(err));
       // An error that came once the budget had run out is over budget too: the run could not have fitted
       // it, and backing off is what such a pool calls for. A 1 ms budget once gave another error than the
       // cut (cause unknown, test/crawler/shared-names.int.test.ts): it is still reported.
-      result = cut || Date.now() - startedMs >= budgetMs ? "over budget" : "failed";
+      result = cut || Date.now() >= deadlineMs ? "over budget" : "failed";
       if (!cut) options.onFailure?.(err);
     }
   }
@@ -159,16 +159,15 @@ const POOL_SQL = `
  * bots it reports, and at least half its names; one of those servers that no longer does loses the reason.
  * Chance overlaps between real servers are a few names out of a long list, never half of it. PostgreSQL
  * reads the pool with the names as integers; the pairs are counted in memory (shared-names-verdict.ts); only
- * the servers whose verdict changed are written. Each statement and the comparison stop at `budgetMs` from
- * the start (SharedNamesDeadlineError, or PostgreSQL's statement timeout).
+ * the servers whose verdict changed are written. Each statement and the comparison stop at `deadlineMs`
+ * (SharedNamesDeadlineError, or PostgreSQL's statement timeout).
  */
 async function flagSharedPlayerNames(
   pg: PgPool,
   since: Date,
   rules: FakePlayerRules,
-  budgetMs: number,
+  deadlineMs: number,
 ): Promise<void> {
-  const deadlineMs = Date.now() + budgetMs;
   const timeoutSql = (): string =>
     `SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(deadlineMs - Date.now()))}`;
   const rows = await inTransaction(pg, async (tx) => {
