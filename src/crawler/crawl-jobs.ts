@@ -52,6 +52,7 @@ import { ListingParts } from "./listing-parts";
 import {
   recordListing,
   recordListingPart,
+  LISTING_CHUNK_ROWS,
   writeBatchOutcomes,
   writeServerOutcome,
   type BatchOutcome,
@@ -352,7 +353,8 @@ export async function listRun(
           : null,
       write: (rows) => recordListingPart(deps.db, { ...listing, rows }),
       handOn: (keys) => handOnBatches(deps, crawl, mode, keys),
-      partRows: LISTING_PART_ROWS,
+      // One chunk of the store each: a part is written without a lock step of its own.
+      partRows: LISTING_CHUNK_ROWS,
     });
     // Not AbortSignal.any on the worker's long-lived signal (nodejs/node#55351): startDeadline unlinks when done.
     const watch = watchCrawl(deps.db, crawl.id, signal);
@@ -420,9 +422,6 @@ async function pendingBatchKeysOfRun(
   const prefix = `${splitLabel(run, index)}-`;
   return (await pendingBatchKeys(deps.db, crawl.id)).filter((k) => k.startsWith(prefix));
 }
-
-/** Servers a listing writes per part while it goes on (ListingParts). */
-const LISTING_PART_ROWS = 2000;
 
 /** A listing's batches, queued to be queried (a listing-only crawl's narrowed to servers never queried). */
 async function handOnBatches(

@@ -22,7 +22,7 @@ export interface ListingPartsOptions {
   write: (rows: ListingRow[]) => Promise<ListingWriteResult>;
   /** Hands the part's new batches on to be queried. */
   handOn: (batchKeys: string[]) => Promise<void>;
-  /** Rows held before they are written. */
+  /** Rows written in a part; a page's rows beyond it wait for the next part. */
   partRows: number;
 }
 
@@ -38,7 +38,7 @@ export class ListingParts {
   readonly sink: ListedPageSink = async (servers) => {
     if (this.failure !== undefined) throw this.failure;
     this.add(servers);
-    if (this.held.length >= this.options.partRows) await this.writePart();
+    while (this.held.length >= this.options.partRows) await this.writePart();
   };
 
   /** Servers a source returned at its end rather than handing over (every source that does not page). */
@@ -64,8 +64,10 @@ export class ListingParts {
     return this.failure instanceof ListingClosedError ? undefined : this.failure;
   }
 
+  /** The first `partRows` held, no more: a part the store writes as one chunk (LISTING_CHUNK_ROWS). */
   private async writePart(): Promise<void> {
-    const rows = this.takeRest();
+    const rows = this.held.slice(0, this.options.partRows);
+    this.held = this.held.slice(this.options.partRows);
     try {
       const part = await this.options.write(rows);
       if (part.alreadyDone) throw new ListingClosedError();

@@ -83,8 +83,11 @@ export interface ListingWriteResult {
   batchKeys: string[];
 }
 
-/** Listed servers written per statement (upsert, states): bounds what one statement sends and returns. */
-const LISTING_CHUNK_ROWS = 2000;
+/**
+ * Listed servers written per statement (upsert, states): bounds what one statement sends and returns. A
+ * listing written in parts (ListingParts) writes parts of this size, each one chunk.
+ */
+export const LISTING_CHUNK_ROWS = 2000;
 
 /** Crawl-wide lock: listing runs of one crawl plan their batches one at a time. */
 const CRAWL_LOCK_CLASS = 7_271_006;
@@ -210,22 +213,25 @@ async function writeListed(
   listing: { partial: boolean; done: boolean },
 ): Promise<string[]> {
   // Every existing row of the listing locked at once, in id order, before any is changed: the chunks
-  // below each lock only their own rows, and two chunks' rows are not in id order with each other.
+  // below each lock only their own rows, and two chunks' rows are not in id order with each other. A
+  // listing of one chunk (every part of a paged listing) needs no such step: its upsert locks all of its
+  // rows in id order itself (at 100,000 servers this step cost PostgreSQL 1.7 s per listing crawl).
   // The listing's addresses and ports as JSON, not as text[] and int[]: node-postgres writes an array
   // parameter element by element in JavaScript (about 0.4 us and 0.5 kB of garbage a server), where
   // JSON.stringify is native (docs/BENCHMARKS-history.md, "The listing's garbage").
-  await tx.query(
-    `SELECT count(*) FROM (
-      SELECT g.id FROM game_server g
-        JOIN ROWS FROM (jsonb_array_elements_text($1::jsonb), jsonb_array_elements($2::jsonb))
-          AS x(address, query_port)
-        ON g.address = x.address AND g.query_port = x.query_port::int
-      ORDER BY g.id FOR UPDATE OF g) locked`,
-    [
-      JSON.stringify(rows.map((r) => cleanText(r.address))),
-      JSON.stringify(rows.map((r) => r.queryPort)),
-    ],
-  );
+  if (rows.length > LISTING_CHUNK_ROWS)
+    await tx.query(
+      `SELECT count(*) FROM (
+        SELECT g.id FROM game_server g
+          JOIN ROWS FROM (jsonb_array_elements_text($1::jsonb), jsonb_array_elements($2::jsonb))
+            AS x(address, query_port)
+          ON g.address = x.address AND g.query_port = x.query_port::int
+        ORDER BY g.id FOR UPDATE OF g) locked`,
+      [
+        JSON.stringify(rows.map((r) => cleanText(r.address))),
+        JSON.stringify(rows.map((r) => r.queryPort)),
+      ],
+    );
   // In chunks: what a statement sends and returns stays bounded by LISTING_CHUNK_ROWS, not by the
   // size of the listing (a Valve region of 90,000 servers).
   const queryable: number[] = [];
@@ -256,10 +262,14 @@ async function writeListed(
       w.deferListedAt ?? false,
     );
     upsertedCount += upserted.length;
-    const byKey = new Map(chunk.map((r) => [`${cleanText(r.address)}\u0000${r.queryPort}`, r]));
+    // Only a source's own records (management servers, the Steam Web API) report a state: a Valve
+    // listing's chunks build no map of their rows.
+    const byKey = chunk.some((r) => r.reported)
+      ? new Map(chunk.map((r) => [keyOf(cleanText(r.address), r.queryPort), r]))
+      : null;
     const reported: { id: number; state: ReportedState; managed: boolean }[] = [];
     for (const u of upserted) {
-      const row = byKey.get(`${u.address}\u0000${u.query_port}`);
+      const row = byKey?.get(keyOf(u.address, u.query_port));
       if (row?.reported)
         reported.push({ id: u.id, state: row.reported, managed: u.management_registered });
       if (!u.not_queryable && !u.management_registered) queryable.push(u.id);
@@ -422,11 +432,29 @@ async function upsertListed(
       query_port: number;
       management_registered: boolean;
       listed_before: boolean;
+      unchanged: boolean;
     }>(
       tx,
       `SELECT g.id, g.address, g.query_port, g.management_registered,
-        (g.last_listed_at >= $1::timestamptz AND g.source_id = $2::int) IS TRUE AS listed_before
-      FROM game_server g JOIN jsonb_to_recordset($3::jsonb) AS x(address text, query_port int)
+        (g.last_listed_at >= $1::timestamptz AND g.source_id = $2::int) IS TRUE AS listed_before,
+        -- What the update below would leave as it is, apart from last_listed_at (and updated_at): read
+        -- here, under the lock, so the update is sent only the rows it changes.
+        (g.ip IS NOT DISTINCT FROM x.ip
+          AND g.country IS NOT DISTINCT FROM x.country
+          AND g.game_port IS NOT DISTINCT FROM COALESCE(x.game_port, g.game_port)
+          AND g.region IS NOT DISTINCT FROM (CASE WHEN x.region IS NULL THEN g.region
+                                                  WHEN x.region = 255 THEN COALESCE(g.region, 255)
+                                                  ELSE x.region END)
+          AND g.protocol = x.protocol
+          AND g.not_queryable = x.not_queryable
+          AND g.is_relay = x.is_relay
+          AND g.management_registered = x.managed
+          AND g.source_id IS NOT DISTINCT FROM $2::int
+          AND g.missed_listings = 0
+          AND g.status <> 'DELISTED') IS TRUE AS unchanged
+      FROM game_server g JOIN jsonb_to_recordset($3::jsonb) AS x(address text, ip inet, country text,
+        query_port int, game_port int, region int, protocol text, not_queryable boolean, is_relay boolean,
+        managed boolean)
         ON g.address = x.address AND g.query_port = x.query_port
       -- Every writer of game_server locks its rows in id order (batches and a crawl's close too): no deadlocks.
       ORDER BY g.id
@@ -434,7 +462,7 @@ async function upsertListed(
       [crawlAt, sourceId, json],
     );
     const byKey = new Map(pending.map((r) => [keyOf(r.address, r.query_port), r]));
-    const updates: (ListedInput & { id: number; defer: boolean })[] = [];
+    const updates: (ListedInput & { id: number })[] = [];
     const settled = new Set<string>();
     const takenOver: number[] = [];
     for (const e of existing) {
@@ -446,8 +474,23 @@ async function upsertListed(
       if (r.managed && !e.management_registered) continue;
       const id = idOf(e.id);
       if (e.listed_before) listedHereBefore.add(id);
+      // A deferred row (queryable, listed by this source) that the listing would not change: its query
+      // batch's write sets last_listed_at (writeBatchOutcomes). Every game_server update writes the row
+      // (about 1.9 kB) and an entry in each of its indexes again (this one changes no indexed column, but
+      // with few rows a page there is rarely room for a HOT update): a third of the crawl's game_server
+      // updates were these. Listed all the same: queryable and not a registration, as `unchanged` says.
+      if (deferListedAt && !r.not_queryable && !r.managed && e.unchanged) {
+        upserted.push({
+          id,
+          address: e.address,
+          query_port: e.query_port,
+          not_queryable: false,
+          management_registered: false,
+        });
+        continue;
+      }
       if (!r.managed && e.management_registered) takenOver.push(id);
-      updates.push({ ...r, id, defer: deferListedAt && !r.not_queryable && !r.managed });
+      updates.push({ ...r, id });
     }
     if (updates.length > 0) {
       const rows = await rowsOf<UpsertedRow>(
@@ -469,42 +512,12 @@ async function upsertListed(
           status = CASE WHEN g.status = 'DELISTED' THEN 'UNKNOWN'::"GameServerStatus" ELSE g.status END,
           updated_at = now()
         FROM jsonb_to_recordset($2::jsonb) AS x(id bigint, ip inet, country text, game_port int,
-          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean, defer boolean)
+          region int, protocol text, not_queryable boolean, is_relay boolean, managed boolean)
         WHERE g.id = x.id
-          -- A deferred row (queryable, listed by this source) that the listing would not change: its query
-          -- batch's write sets last_listed_at (writeBatchOutcomes). Every game_server update writes the
-          -- row (about 1.9 kB) and an entry in each of its 19 indexes again (this one changes no indexed
-          -- column, but with about four rows a page there was rarely room for a HOT update): a third of
-          -- the crawl's game_server updates were these.
-          AND NOT (x.defer
-            AND g.ip IS NOT DISTINCT FROM x.ip
-            AND g.country IS NOT DISTINCT FROM x.country
-            AND g.game_port IS NOT DISTINCT FROM COALESCE(x.game_port, g.game_port)
-            AND g.region IS NOT DISTINCT FROM (CASE WHEN x.region IS NULL THEN g.region
-                                                    WHEN x.region = 255 THEN COALESCE(g.region, 255)
-                                                    ELSE x.region END)
-            AND g.protocol = x.protocol
-            AND g.not_queryable = x.not_queryable
-            AND g.is_relay = x.is_relay
-            AND g.management_registered = x.managed
-            AND g.source_id IS NOT DISTINCT FROM $1::int
-            AND g.missed_listings = 0
-            AND g.status <> 'DELISTED')
         RETURNING g.id, g.address, g.query_port, g.not_queryable, g.management_registered`,
         [sourceId, JSON.stringify(updates)],
       );
       upserted.push(...rows);
-      // Rows left alone are listed all the same: queryable, not registrations (what `defer` asked for).
-      const written = new Set(rows.map((r) => idOf(r.id)));
-      for (const u of updates)
-        if (!written.has(u.id))
-          upserted.push({
-            id: u.id,
-            address: u.address,
-            query_port: u.query_port,
-            not_queryable: false,
-            management_registered: false,
-          });
     }
     if (takenOver.length > 0) await clearReportedState(tx, takenOver);
     const missing = pending.filter((r) => !settled.has(keyOf(r.address, r.query_port)));
