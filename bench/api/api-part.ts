@@ -15,6 +15,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { freePort } from "../../src/shared/free-port";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
+import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { repoRoot, spawnNode, stopChild } from "../lib/child";
 import { latestProfile, profileMarkdown, summariseProfile } from "../lib/profile";
 import { mib, num, table, type PartResult, type Verdict } from "../lib/report";
@@ -160,6 +161,9 @@ function load(
 const LIST_FIELDS =
   "edges { cursor node { id name map players maxPlayers address queryPort } } pageInfo { endCursor hasNextPage }";
 
+/** The API processes' queue prefix: its keys (the queues' meta) are deleted when the part ends. */
+const API_QUEUE_PREFIX = `gsbench${process.pid}`;
+
 async function startApi(
   root: string,
   dbUrl: string,
@@ -175,7 +179,7 @@ async function startApi(
     LOG_LEVEL: "warn",
     MIGRATE_ON_START: "false",
     NODE_ENV: "production",
-    GSINDEX_QUEUE_PREFIX: `gsbench${process.pid}`,
+    GSINDEX_QUEUE_PREFIX: API_QUEUE_PREFIX,
   };
   const api = spawnNode(path.join(root, "bin", "gsindex.js"), ["serve", "--role", "api"], {
     env,
@@ -431,6 +435,10 @@ export async function runApiPart(
     }
   } finally {
     for (const b of builds) await stopChild(b.api);
+    await deleteRedisPrefix(
+      process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      API_QUEUE_PREFIX,
+    ).catch(() => undefined);
   }
   const names = builds
     .filter((b, i) => builds.findIndex((x) => x.name === b.name) === i)
