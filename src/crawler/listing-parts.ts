@@ -66,8 +66,7 @@ export class ListingParts {
 
   /** The first `partRows` held, no more: a part the store writes as one chunk (LISTING_CHUNK_ROWS). */
   private async writePart(): Promise<void> {
-    const rows = this.held.slice(0, this.options.partRows);
-    this.held = this.held.slice(this.options.partRows);
+    const rows = this.held.splice(0, this.options.partRows);
     try {
       const part = await this.options.write(rows);
       if (part.alreadyDone) throw new ListingClosedError();
