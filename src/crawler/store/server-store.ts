@@ -475,10 +475,9 @@ async function upsertListed(
       const id = idOf(e.id);
       if (e.listed_before) listedHereBefore.add(id);
       // A deferred row (queryable, listed by this source) that the listing would not change: its query
-      // batch's write sets last_listed_at (writeBatchOutcomes). Every game_server update writes the row
-      // (about 1.9 kB) and an entry in each of its indexes again (this one changes no indexed column, but
-      // with few rows a page there is rarely room for a HOT update): a third of the crawl's game_server
-      // updates were these. Listed all the same: queryable and not a registration, as `unchanged` says.
+      // batch's write sets last_listed_at (writeBatchOutcomes). Sent to the update, it would cost a new
+      // version of its row (about 1.9 kB) for nothing: a third of the crawl's game_server updates were
+      // these. Listed all the same: queryable and not a registration, as `unchanged` says.
       if (deferListedAt && !r.not_queryable && !r.managed && e.unchanged) {
         upserted.push({
           id,
