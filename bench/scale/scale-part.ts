@@ -111,6 +111,33 @@ export interface ScaleCrawl {
   redisPeakBytes: number;
   redisEndBytes: number;
   workerPeakRssBytes: number[];
+  /** Each query-batch job started more than once: its id, failed attempts and last failure, if any. */
+  restartedJobs: string[];
+  /** What the gsindex processes logged during the crawl (they run at LOG_LEVEL warn): distinct messages, with counts. */
+  processWarnings: string[];
+}
+
+const MAX_LOG_LINES = 500;
+
+/** A pino JSON line as "message (err)", or the line itself when it is not one. */
+function logSummary(line: string): string {
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; err?: unknown };
+    const err =
+      typeof entry.err === "string"
+        ? entry.err
+        : ((entry.err as { message?: unknown } | undefined)?.message ?? undefined);
+    return `${String(entry.msg ?? "")}${err !== undefined ? ` (${String(err)})` : ""}`;
+  } catch {
+    return line.slice(0, 300);
+  }
+}
+
+/** Distinct lines, each with how often it came, in the order they first came. */
+function countDistinct(lines: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+  return [...counts].map(([line, n]) => (n > 1 ? `${n} x ${line}` : line));
 }
 
 export interface TableWrites {
@@ -308,6 +335,9 @@ async function runWorkers(
   const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
   const children: ChildProcess[] = [];
   const stderrTails = new Map<ChildProcess, string>();
+  // The processes' log lines (warnings and errors only, at the bench's LOG_LEVEL) since the crawl began:
+  // a job started twice or a crawl that fails says why here. Bounded: a flood keeps its first lines.
+  const logLines: string[] = [];
   const queues = createCrawlQueues({ redisUrl, prefix, jobAttempts: 3, jobBackoffMs: 1000 });
   const run: ScaleRun = {
     workers,
@@ -344,7 +374,9 @@ async function runWorkers(
         ["serve", "--role", role],
         { env, raiseFileLimit: true },
       );
-      child.stdout?.resume();
+      createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+        if (logLines.length < MAX_LOG_LINES) logLines.push(`${role}: ${logSummary(line)}`);
+      });
       stderrTails.set(child, "");
       child.stderr?.on("data", (chunk: Buffer) =>
         stderrTails.set(child, ((stderrTails.get(child) ?? "") + chunk.toString()).slice(-3000)),
@@ -392,6 +424,7 @@ async function runWorkers(
       const machineBefore = machineBusyMs();
       const ownBefore = ownQueries;
       const fleetBefore = await fleet.stats();
+      logLines.length = 0;
       log(`scale ${workers} worker(s), crawl ${crawlNo}: start`);
       const started = performance.now();
       if (crawlNo === 1) {
@@ -502,6 +535,13 @@ async function runWorkers(
         redisPeakBytes: Math.max(redisPeak, redisEnd),
         redisEndBytes: redisEnd,
         workerPeakRssBytes: pids().map((p) => peakRssBytes(p)),
+        restartedJobs: jobs
+          .filter((j) => (j.attemptsStarted ?? 0) > 1)
+          .map(
+            (j) =>
+              `${j.id ?? "?"} started ${j.attemptsStarted} times, ${j.attemptsMade} failed attempt(s), ${j.stalledCounter} stall(s)${j.failedReason ? `, last failure: ${j.failedReason}` : ""}`,
+          ),
+        processWarnings: countDistinct(logLines),
       };
       run.crawls.push(crawl);
       log(
@@ -820,6 +860,15 @@ export async function runScalePart(
       ],
       all.map(checkRow),
     ),
+    "",
+    `Query-batch jobs started more than once: ${all.some((cr) => cr.restartedJobs.length > 0) ? all.map((cr) => `${cr.workers} / crawl ${cr.crawl}: ${cr.restartedJobs.length === 0 ? "none" : cr.restartedJobs.join("; ")}`).join("; ") : "none"}.`,
+    "",
+    `What the gsindex processes logged (LOG_LEVEL warn) during each crawl: ${all
+      .map(
+        (cr) =>
+          `${cr.workers} / crawl ${cr.crawl}: ${cr.processWarnings.length === 0 ? "nothing" : cr.processWarnings.map((w) => `\`${w.replace(/`/g, "'")}\``).join("; ")}`,
+      )
+      .join("; ")}.`,
     "",
     `Rows written per server in the steady crawl, by table (pg_stat_user_tables, partitions under their parent; inserted / updated (HOT) / deleted): ${steady
       .map(
