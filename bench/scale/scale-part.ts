@@ -111,7 +111,7 @@ export interface ScaleCrawl {
   redisPeakBytes: number;
   redisEndBytes: number;
   workerPeakRssBytes: number[];
-  /** Each query-batch job started more than once: its id, failed attempts and last failure, if any. */
+  /** Each query-batch job started more than once: its id, attempts ended (failed or completed: BullMQ attemptsMade), stalls and last failure. */
   restartedJobs: string[];
   /** What the gsindex processes logged during the crawl (they run at LOG_LEVEL warn): distinct messages, with counts. */
   processWarnings: string[];
@@ -374,13 +374,13 @@ async function runWorkers(
         ["serve", "--role", role],
         { env, raiseFileLimit: true },
       );
-      createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      child.stdout?.resume();
+      // gsindex logs to stderr (src/shared/logger.ts).
+      stderrTails.set(child, "");
+      createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) => {
+        stderrTails.set(child, `${stderrTails.get(child) ?? ""}${line}\n`.slice(-3000));
         if (logLines.length < MAX_LOG_LINES) logLines.push(`${role}: ${logSummary(line)}`);
       });
-      stderrTails.set(child, "");
-      child.stderr?.on("data", (chunk: Buffer) =>
-        stderrTails.set(child, ((stderrTails.get(child) ?? "") + chunk.toString()).slice(-3000)),
-      );
       children.push(child);
       return child;
     };
@@ -539,7 +539,7 @@ async function runWorkers(
           .filter((j) => (j.attemptsStarted ?? 0) > 1)
           .map(
             (j) =>
-              `${j.id ?? "?"} started ${j.attemptsStarted} times, ${j.attemptsMade} failed attempt(s), ${j.stalledCounter} stall(s)${j.failedReason ? `, last failure: ${j.failedReason}` : ""}`,
+              `${j.id ?? "?"} started ${j.attemptsStarted} times, ${j.attemptsMade} attempt(s) ended, ${j.stalledCounter} stall(s)${j.failedReason ? `, last failure: ${j.failedReason}` : ""}`,
           ),
         processWarnings: countDistinct(logLines),
       };
