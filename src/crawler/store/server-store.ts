@@ -124,12 +124,32 @@ const byAddressAndPort = (a: ListingRow, b: ListingRow): number =>
 /**
  * A listing's last write (or its only one): its rows, and the run marked done with what the listing was
  * (found, partial, resume cursor). A retried job finds the run done, writes nothing and gets its batch keys.
+ *
+ * The run is marked last, after the crawl's counters: a query batch's write moves the crawl's counters and
+ * then its run's (writeBatchOutcomes), and a listing's end that claimed its run first deadlocked (40P01)
+ * with a batch of that run whenever both waited for the crawl row (the scale bench's 4-worker crawls did).
+ * Whether the run is still open is read first, without a row lock: every listing write of the crawl holds
+ * the crawl's advisory lock, so no other listing write can mark the run meanwhile.
  */
 export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWriteResult> {
   const { rows, countries } = prepared(w.rows);
   const found = (w.foundBefore ?? 0) + rows.length;
   return inTransaction(pgPoolOf(db), async (tx) => {
     await lockCrawl(tx, w.crawlId);
+    const open = await rowsOf<{ id: string }>(
+      tx,
+      "SELECT id FROM crawl_run WHERE id = $1::bigint AND finished_at IS NULL",
+      [w.runId],
+    );
+    if (open.length === 0) {
+      const keys = await rowsOf<{ batch_key: string }>(
+        tx,
+        "SELECT batch_key FROM crawl_batch WHERE run_id = $1::bigint ORDER BY batch_key",
+        [w.runId],
+      );
+      return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
+    }
+    const batchKeys = await writeListed(tx, w, rows, countries, { partial: w.partial, done: true });
     const claimed = await rowsOf<{ id: string }>(
       tx,
       `UPDATE crawl_run SET finished_at = now(), found = $1::int, partial = $2::boolean, error = $3::text,
@@ -145,15 +165,9 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         w.runId,
       ],
     );
-    if (claimed.length === 0) {
-      const keys = await rowsOf<{ batch_key: string }>(
-        tx,
-        "SELECT batch_key FROM crawl_batch WHERE run_id = $1::bigint ORDER BY batch_key",
-        [w.runId],
-      );
-      return { alreadyDone: true, found: 0, batchKeys: keys.map((k) => k.batch_key) };
-    }
-    const batchKeys = await writeListed(tx, w, rows, countries, { partial: w.partial, done: true });
+    // Not for a listing write (the advisory lock): thrown, the transaction is rolled back and the job's
+    // retry finds the run done.
+    if (claimed.length === 0) throw new Error(`listing run ${w.runId} was marked done meanwhile`);
     return { alreadyDone: false, found, batchKeys };
   });
 }
