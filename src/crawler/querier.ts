@@ -3,7 +3,7 @@
  * broken game server is an outcome ('failed' with its ProtocolError code), never a thrown error;
  * a Querier throws only when our side fails.
  */
-import type { ServerStatus } from "../protocol";
+import { linkAbort, type ServerStatus } from "../protocol";
 
 export interface QueryTarget {
   serverId: number;
@@ -107,10 +107,15 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
         takeTurn(pump);
         return Promise.resolve();
       }
+      // linkAbort: one listener per signal however many callers are held. The stop signal is the process's
+      // own, and a listener per held batch job (up to WORKER_CONCURRENCY - 1) tripped Node's
+      // MaxListenersExceededWarning, a "possible memory leak" in the operator's log.
       return new Promise<void>((resolve) => {
+        let unlinkSignal = (): void => undefined;
+        let unlinkStopping = (): void => undefined;
         const go = (): void => {
-          signal.removeEventListener("abort", onAbort);
-          stopping?.removeEventListener("abort", onAbort);
+          unlinkSignal();
+          unlinkStopping();
           resolve();
         };
         const onAbort = (): void => {
@@ -119,8 +124,8 @@ export function limitInFlight(querier: Querier, limit: number): Querier {
           go();
         };
         held.push(go);
-        signal.addEventListener("abort", onAbort, { once: true });
-        stopping?.addEventListener("abort", onAbort, { once: true });
+        unlinkSignal = linkAbort(signal, onAbort);
+        unlinkStopping = linkAbort(stopping, onAbort);
         pump();
       });
     },

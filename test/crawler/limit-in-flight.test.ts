@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import {
   limitInFlight,
   type Querier,
@@ -169,6 +170,24 @@ describe("limitInFlight", () => {
       await limited.whenFree!(signal, stopping.signal);
       ends.shift()!();
       await first;
+    });
+
+    it("holds 40 callers on one stop signal with one listener on it, gone when they are through", async () => {
+      // A worker holds up to WORKER_CONCURRENCY - 1 batch jobs (31 by default) on its one stop signal: a
+      // listener each tripped Node's MaxListenersExceededWarning at 11, which an operator's log reads as a leak.
+      const { inner, ends } = controlled();
+      const limited = limitInFlight(inner, 1);
+      const first = limited.query(target(1), signal);
+      const stopping = new AbortController();
+      const held = Array.from({ length: 40 }, () => limited.whenFree!(signal, stopping.signal));
+      await turn();
+      expect(getEventListeners(stopping.signal, "abort").length).toBeLessThanOrEqual(1);
+      expect(getEventListeners(signal, "abort").length).toBeLessThanOrEqual(1);
+      ends.shift()!();
+      await first;
+      await Promise.all(held);
+      expect(getEventListeners(stopping.signal, "abort")).toEqual([]);
+      expect(getEventListeners(signal, "abort")).toEqual([]);
     });
 
     it("lets a held caller go when its signal aborts, and forgets it", async () => {
