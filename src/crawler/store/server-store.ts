@@ -165,8 +165,8 @@ export async function recordListing(db: Db, w: ListingWrite): Promise<ListingWri
         w.runId,
       ],
     );
-    // Not for a listing write (the advisory lock): thrown, the transaction is rolled back and the job's
-    // retry finds the run done.
+    // No listing write can have marked it (they all hold the advisory lock) and no other writer marks runs;
+    // should one ever, this rolls the rows back and the job's retry finds the run done.
     if (claimed.length === 0) throw new Error(`listing run ${w.runId} was marked done meanwhile`);
     return { alreadyDone: false, found, batchKeys };
   });
