@@ -86,9 +86,13 @@ export async function openCrawlIfIdle(
         finishedAt: null,
       };
     if (!open) {
-      // Inserted under the lock, so a concurrent start step of the same source sees it.
+      // Inserted under the lock, so a concurrent start step of the same source sees it. Never before the
+      // source's last crawl closed: the caller's start time is taken before this lock, and a tick that came
+      // as that crawl was closing found it closed here but had a start time a few ms before its close.
       await tx.$executeRaw`
-        INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId}, ${input.startedAt})
+        INSERT INTO crawl (key, source_id, started_at) VALUES (${input.key}, ${input.sourceId},
+          GREATEST(${input.startedAt}::timestamptz, (SELECT c.finished_at FROM crawl c
+            WHERE c.source_id = ${input.sourceId} ORDER BY c.started_at DESC LIMIT 1)))
         ON CONFLICT (key) DO NOTHING`;
     }
     return null;
