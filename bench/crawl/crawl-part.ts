@@ -170,6 +170,9 @@ export async function crawlOnce(
     processes,
     hosts,
     basePort: 20000,
+    // A real server's player list changes between any two crawls (its players' connection times run on),
+    // so a steady crawl writes every populated server's list again; with fixed replies it would write none.
+    playerClock: true,
     jsonOut: path.join(outDir, `crawl-fleet-${count}.json`),
   });
   const master = await startSimValveMaster({
@@ -661,7 +664,7 @@ export async function runCrawlPart(
     },
   ];
   const markdown = [
-    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules), ` +
+    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules) with players' connection times running on (\`--player-clock\`: each populated server's player list differs from one crawl to the next, as a real server's does), ` +
       "the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. " +
       `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',

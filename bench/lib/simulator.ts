@@ -16,6 +16,8 @@ export interface SimulatorOptions {
   basePort: number;
   seed?: number;
   mix?: Partial<FleetMix>;
+  /** Players' connection times run on, as on a real server (gsindex simulate --player-clock). */
+  playerClock?: boolean;
   jsonOut: string;
 }
 
@@ -54,6 +56,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     options.jsonOut,
   ];
   if (options.mix) args.push("--mix", JSON.stringify(options.mix));
+  if (options.playerClock === true) args.push("--player-clock");
   const child = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), args, {
     raiseFileLimit: true,
   });

@@ -723,7 +723,15 @@ export async function runScalePart(
   const count = options.scaleServers;
   const processes = Math.max(1, Math.ceil(count / SERVERS_PER_PROCESS));
   const hosts = Array.from({ length: processes }, (_v, i) => `127.89.${RUN_OCTET}.${i + 1}`);
-  const layout = fleetLayout({ count, processes, hosts, basePort: 20000, seed: 1 });
+  // Players' connection times run on, as the crawl part's do (bench/crawl/crawl-part.ts says why).
+  const layout = fleetLayout({
+    count,
+    processes,
+    hosts,
+    basePort: 20000,
+    seed: 1,
+    playerClock: true,
+  });
   log(`scale: starting ${num(count)} simulated servers in ${processes} process(es)`);
   const fleet = await startFleetChildren(layout);
   const master = await startSimValveMaster({
@@ -797,7 +805,7 @@ export async function runScalePart(
     biggest && biggest.sampleRows > 0 ? biggest.sampleTableBytes / biggest.sampleRows : NaN;
   const listingPages = Math.ceil(count / MASTER_ADDRESSES_PER_PACKET);
   const markdown = [
-    `One fleet of ${num(count)} simulated servers (${processes} process(es) of the bench's own fleet child, bench/scale/sim-child.ts, which counts the datagrams it receives; the default \`makeFleet\` mix, ${num(answering)} of them answer), ` +
+    `One fleet of ${num(count)} simulated servers (${processes} process(es) of the bench's own fleet child, bench/scale/sim-child.ts, which counts the datagrams it receives; the default \`makeFleet\` mix, ${num(answering)} of them answer, players' connection times running on), ` +
       `the simulated Valve master in the bench process with its rate limit and the crawler's pacing off (at a real master's 20-30 requests a minute, ${MASTER_ADDRESSES_PER_PACKET} addresses a page, listing these ${num(count)} servers once would take ${num(listingPages / 30, 1)}-${num(listingPages / 20, 1)} minutes: see docs/scaling.md), and for each worker count a fresh database and Redis prefix on the machine's one PostgreSQL and one Redis: ` +
       "`gsindex serve --role scheduler` (one process, which owns the source) and N x `gsindex serve --role worker`. " +
       `The one-worker defaults (${QUERY_CONCURRENCY} queries in flight, ${WORKER_CONCURRENCY} batch jobs at once) are divided between the N workers (${options.scaleWorkers.map((w) => `${w}: ${shareOf(w).queryConcurrency} / ${shareOf(w).workerConcurrency}`).join(", ")}), so every run puts the same load on the shared two cores; with the full defaults in each worker, 4 workers overloaded this machine and a third of the servers timed out. ` +

@@ -7,14 +7,19 @@
  * Args: <layout JSON> <slice>.
  */
 import { createInterface } from "node:readline";
-import { layoutSpecs, sliceRange, type FleetLayout } from "../../src/simulator/fleet-processes";
+import {
+  fleetOptions,
+  layoutSpecs,
+  sliceRange,
+  type FleetLayout,
+} from "../../src/simulator/fleet-processes";
 import { startFleet } from "../../src/simulator/fleet";
 
 async function main(): Promise<void> {
   const layout = JSON.parse(process.argv[2] ?? "") as FleetLayout;
   const slice = Number(process.argv[3]);
   const { start, end } = sliceRange(layout, slice);
-  const fleet = await startFleet(layoutSpecs(layout).slice(start, end));
+  const fleet = await startFleet(layoutSpecs(layout).slice(start, end), fleetOptions(layout));
   process.stdout.write(`${JSON.stringify({ ready: true, slice, servers: fleet.specs.length })}\n`);
   const lines = createInterface({ input: process.stdin });
   lines.on("line", (line) => {

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import type { StartFleetOptions } from "./fleet";
 import type { SimServerSpec } from "./fleet-spec";
 import { makeFleet, type FleetMix } from "./make-fleet";
 
@@ -22,6 +23,8 @@ export interface FleetLayout {
   /** One loopback address per process. @defaultValue 127.0.0.1, 127.0.0.2, ... */
   hosts: string[];
   mix?: Partial<FleetMix>;
+  /** Players' connection times run on (gsindex simulate --player-clock). @defaultValue false */
+  playerClock?: boolean;
 }
 
 /** Fills in the defaults: one host per process, ceil(count / processes) servers on each. */
@@ -32,6 +35,7 @@ export function fleetLayout(options: {
   basePort?: number;
   hosts?: string[];
   mix?: Partial<FleetMix>;
+  playerClock?: boolean;
 }): FleetLayout {
   const processes = options.processes ?? 1;
   const hosts = options.hosts ?? Array.from({ length: processes }, (_v, i) => `127.0.0.${i + 1}`);
@@ -45,6 +49,7 @@ export function fleetLayout(options: {
     hosts,
   };
   if (options.mix) layout.mix = options.mix;
+  if (options.playerClock === true) layout.playerClock = true;
   return layout;
 }
 
@@ -58,6 +63,11 @@ export function layoutSpecs(layout: FleetLayout): SimServerSpec[] {
     serversPerHost: Math.ceil(layout.count / layout.processes),
   };
   return makeFleet(layout.mix ? { ...options, mix: layout.mix } : options);
+}
+
+/** How each process starts its slice: with the wall clock as the player clock when the layout asks for one. */
+export function fleetOptions(layout: FleetLayout): StartFleetOptions {
+  return layout.playerClock === true ? { playerClockMs: () => Date.now() } : {};
 }
 
 /** The index range [start, end) process `slice` serves. */
@@ -93,6 +103,7 @@ function childArgs(layout: FleetLayout, slice: number): string[] {
     `${slice}/${layout.processes}`,
   ];
   if (layout.mix) args.push("--mix", JSON.stringify(layout.mix));
+  if (layout.playerClock === true) args.push("--player-clock");
   return args;
 }
 

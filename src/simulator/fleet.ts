@@ -8,13 +8,15 @@
 import dgram from "node:dgram";
 import { isIP } from "node:net";
 import type { SimServerSpec } from "./fleet-spec";
-import { SimServer } from "./sim-server";
+import { SimServer, type SimServerOptions } from "./sim-server";
 
 export interface StartFleetOptions {
   /** How many sockets are bound at once while starting. @defaultValue 256 */
   bindConcurrency?: number;
   /** Called when a server cannot be bound (the fleet still starts with the others). Default: the start fails. */
   onBindError?: (spec: SimServerSpec, error: Error) => void;
+  /** Players' connection times run on by this clock (SimServerOptions). @defaultValue fixed replies */
+  playerClockMs?: () => number;
 }
 
 export interface FleetStats {
@@ -46,7 +48,7 @@ export function isLoopback(host: string): boolean {
   return isIP(host) === 6 && new URL(`udp://[${host}]`).hostname === "[::1]";
 }
 
-function bindOne(spec: SimServerSpec): Promise<Bound> {
+function bindOne(spec: SimServerSpec, serverOptions: SimServerOptions): Promise<Bound> {
   return new Promise<Bound>((resolve, reject) => {
     const family = isIP(spec.host);
     if (!isLoopback(spec.host)) {
@@ -76,7 +78,7 @@ function bindOne(spec: SimServerSpec): Promise<Bound> {
               queryPort: port,
               state: { ...spec.state, gamePort: spec.state.gamePort || port },
             };
-      const server = new SimServer(running);
+      const server = new SimServer(running, serverOptions);
       socket.on("message", (request, rinfo) => {
         let reply;
         try {
@@ -109,6 +111,9 @@ export async function startFleet(
 ): Promise<RunningFleet> {
   const bound: Array<Bound | undefined> = new Array(specs.length);
   const concurrency = options.bindConcurrency ?? 256;
+  const serverOptions: SimServerOptions = options.playerClockMs
+    ? { playerClockMs: options.playerClockMs }
+    : {};
   let next = 0;
   let failure: Error | null = null;
   const worker = async (): Promise<void> => {
@@ -116,7 +121,7 @@ export async function startFleet(
       const index = next++;
       const spec = specs[index] as SimServerSpec;
       try {
-        bound[index] = await bindOne(spec);
+        bound[index] = await bindOne(spec, serverOptions);
       } catch (err) {
         const error = err instanceof Error ? err : new Error(String(err));
         if (options.onBindError) options.onBindError(spec, error);

@@ -27,6 +27,16 @@ const THE_SHIP_APP_ID = 2400;
 
 type ContentKind = "source-info" | "goldsrc-info" | "players" | "rules";
 
+export interface SimServerOptions {
+  /**
+   * When set, players' connection times run on as on a real server: each A2S_PLAYER reply reports a
+   * player's spec duration plus the whole seconds since the server started, read from this clock (ms).
+   * A populated server's player list then differs between two crawls, as every real one's does; without it
+   * the replies never change and a steady crawl writes only what it must for an unchanged server.
+   */
+  playerClockMs?: () => number;
+}
+
 export class SimServer {
   readonly behaviour: SimBehaviour;
   private readonly random: Random;
@@ -42,7 +52,17 @@ export class SimServer {
   /** Servers of an older protocol (spec.protocol) answer through the legacy encoders instead. */
   private readonly legacy: LegacySimServer | null;
 
-  constructor(readonly spec: SimServerSpec) {
+  private readonly playerClockMs: (() => number) | null;
+  private readonly startedAtMs: number;
+  /** Seconds since the start that the cached players reply reports. */
+  private playersAgeSeconds = 0;
+
+  constructor(
+    readonly spec: SimServerSpec,
+    options: SimServerOptions = {},
+  ) {
+    this.playerClockMs = options.playerClockMs ?? null;
+    this.startedAtMs = this.playerClockMs?.() ?? 0;
     this.behaviour = behaviourOf(spec);
     this.legacy = isLegacySimProtocol(spec.protocol)
       ? new LegacySimServer(spec, spec.protocol, this.stats)
@@ -131,8 +151,18 @@ export class SimServer {
     return this.freshIds(out);
   }
 
-  /** Replies never change (the state is fixed), so each is encoded, compressed and split once. */
+  /**
+   * Replies change only with the state (setPopulation) and, with a player clock, the players reply once a
+   * second, so each is encoded, compressed and split once until then.
+   */
   private content(kind: ContentKind): Buffer[] {
+    if (kind === "players" && this.playerClockMs !== null) {
+      const ageSeconds = Math.floor((this.playerClockMs() - this.startedAtMs) / 1000);
+      if (ageSeconds !== this.playersAgeSeconds) {
+        this.playersAgeSeconds = ageSeconds;
+        this.cache.delete(kind);
+      }
+    }
     let datagrams = this.cache.get(kind);
     if (!datagrams) {
       datagrams = this.split(this.encode(kind));
@@ -150,7 +180,8 @@ export class SimServer {
         return encodeInfoResponse(goldSrcInfoOf(this.spec));
       case "players": {
         const players = playersOf(this.spec).map((p, index) => {
-          const entry = { index, name: p.name, score: p.score, duration: p.durationSeconds };
+          const duration = p.durationSeconds + this.playersAgeSeconds;
+          const entry = { index, name: p.name, score: p.score, duration };
           return p.deaths === undefined
             ? entry
             : { ...entry, deaths: p.deaths, money: p.money ?? 0 };

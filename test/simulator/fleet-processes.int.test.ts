@@ -33,4 +33,40 @@ describeBuilt("a fleet over two child processes (127.0.0.1 and 127.0.0.2)", () =
     );
     expect(after.info).toBeNull();
   }, 30_000);
+
+  it("passes --player-clock to its children: their players' connection times run on", async () => {
+    const basePort = 30000 - 1 - (process.pid % 1000);
+    const layout = fleetLayout({
+      count: 8,
+      processes: 1,
+      seed: 4,
+      basePort,
+      mix: CALM_MIX,
+      playerClock: true,
+    });
+    const fleet = await startFleetProcesses(layout);
+    const transport = new UdpTransport();
+    try {
+      const populated = fleet.specs.find((s) => s.state.players > 0);
+      if (populated === undefined) throw new Error("seed 4 should give a populated server");
+      const durations = async (): Promise<number[]> => {
+        const r = await queryServer(
+          { host: populated.host, port: populated.queryPort },
+          { transport, timeoutMs: 2000 },
+        );
+        return (r.players?.players ?? []).map((p) => p.duration);
+      };
+      const first = await durations();
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const second = await durations();
+      expect(second).toHaveLength(first.length);
+      expect(first.length).toBeGreaterThan(0);
+      const grown = second.map((d, i) => d - (first[i] as number));
+      expect(new Set(grown).size).toBe(1);
+      expect(grown[0]).toBeGreaterThanOrEqual(2);
+    } finally {
+      await transport.close();
+      await fleet.stop();
+    }
+  }, 30_000);
 });

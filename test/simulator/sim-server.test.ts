@@ -6,8 +6,9 @@ import {
   encodePlayerRequest,
   encodeRulesRequest,
 } from "../../src/protocol";
-import { rulesOf } from "../../src/simulator/content";
+import { playersOf, rulesOf } from "../../src/simulator/content";
 import { isLoopback, startFleet } from "../../src/simulator/fleet";
+import { fleetLayout, fleetOptions } from "../../src/simulator/fleet-processes";
 import { SimServer } from "../../src/simulator/sim-server";
 import { simSpec } from "../helpers/sim";
 
@@ -68,6 +69,27 @@ describe("SimServer", () => {
     expect(new Set(a.map((d) => d.length)).size).toBeGreaterThan(1);
   });
 
+  it("with a player clock, reports players' connection times running on; without one, the same reply", () => {
+    const spec = simSpec({}, { state: { players: 5, bots: 0 } });
+    const durationsOf = (server: SimServer): number[] => {
+      const reply = decodeDatagrams(server.respond(encodePlayerRequest(), CLIENT)!.datagrams);
+      if (reply.kind !== "players") throw new Error(`expected players, got ${reply.kind}`);
+      return reply.value.players.map((p) => p.duration);
+    };
+    const specDurations = playersOf(spec).map((p) => p.durationSeconds);
+    let nowMs = 1_000_000;
+    const clocked = new SimServer(spec, { playerClockMs: () => nowMs });
+    expect(durationsOf(clocked)).toEqual(specDurations);
+    nowMs += 999;
+    expect(durationsOf(clocked)).toEqual(specDurations);
+    nowMs += 61_001;
+    expect(durationsOf(clocked)).toEqual(specDurations.map((d) => d + 62));
+
+    const fixed = new SimServer(spec);
+    expect(durationsOf(fixed)).toEqual(specDurations);
+    expect(durationsOf(fixed)).toEqual(specDurations);
+  });
+
   it("stays silent when told to, and on garbage", () => {
     expect(
       new SimServer(simSpec({ silent: true })).respond(encodeInfoRequest(), CLIENT),
@@ -75,6 +97,14 @@ describe("SimServer", () => {
     const server = new SimServer(simSpec({}));
     expect(server.respond(Buffer.from("hello"), CLIENT)).toBeNull();
     expect(server.stats.garbage).toBe(1);
+  });
+});
+
+describe("fleetOptions", () => {
+  it("gives a layout's processes the wall clock as their player clock only when it asks for one", () => {
+    expect(fleetOptions(fleetLayout({ count: 1 })).playerClockMs).toBeUndefined();
+    const clock = fleetOptions(fleetLayout({ count: 1, playerClock: true })).playerClockMs;
+    expect(Math.abs(clock!() - Date.now())).toBeLessThan(60_000);
   });
 });
 

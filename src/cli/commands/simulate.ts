@@ -1,6 +1,6 @@
 /**
  * `gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...]
- *  [--mix JSON] [--json-out FILE]`: runs a deterministic fleet of simulated A2S servers on loopback
+ *  [--mix JSON] [--player-clock] [--json-out FILE]`: runs a deterministic fleet of simulated A2S servers on loopback
  * until interrupted. P > 1 starts P child processes (one per loopback address), each one slice
  * (`--slice K/P`, internal). With --json-out the fleet (SimServerSpec[] plus the layout) is written
  * to FILE once every server is up; a master simulator or a bench can load it.
@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { startFleet, type RunningFleet } from "../../simulator/fleet";
 import {
   fleetLayout,
+  fleetOptions,
   layoutSpecs,
   sliceRange,
   startFleetProcesses,
@@ -23,7 +24,7 @@ import type { CommandIo } from "./io";
 
 const command = defineCommand({
   name: "simulate",
-  usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--json-out FILE]
+  usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--player-clock] [--json-out FILE]
 
 Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --servers     how many servers
@@ -32,6 +33,7 @@ Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --base-port   first query port on each address (default ${DEFAULT_SIM_BASE_PORT}; 0 = any free port, one process only)
   --hosts       loopback addresses, one per process (default 127.0.0.1, 127.0.0.2, ...)
   --mix         fractions of unusual servers, e.g. '{"silent":0,"bigRules":0.5}' (see FleetMix)
+  --player-clock  players' connection times run on, as on a real server (default: every reply is the same)
   --json-out    write {"layout":{...},"servers":[SimServerSpec...]} to this file once all are up
 Each server is one socket: a process holds about ulimit -n of them (children raise it to the hard limit).`,
   options: {
@@ -41,6 +43,7 @@ Each server is one socket: a process holds about ulimit -n of them (children rai
     "base-port": { type: "string" },
     hosts: { type: "string" },
     mix: { type: "string" },
+    "player-clock": { type: "boolean" },
     "json-out": { type: "string" },
     slice: { type: "string" },
   },
@@ -58,7 +61,7 @@ function integer(text: string | undefined, name: string, fallback: number, min: 
 async function runSlice(layout: FleetLayout, slice: number, io: CommandIo): Promise<number> {
   const { start, end } = sliceRange(layout, slice);
   const specs = layoutSpecs(layout).slice(start, end);
-  const fleet = await startFleet(specs);
+  const fleet = await startFleet(specs, fleetOptions(layout));
   io.stdout.write(`${JSON.stringify({ ready: true, slice, servers: fleet.specs.length })}\n`);
   const parentGone = new Promise<string>((resolve) => {
     process.stdin.on("end", () => resolve("stdin closed"));
@@ -112,6 +115,7 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
     };
     if (values.hosts !== undefined) options.hosts = values.hosts.split(",").map((h) => h.trim());
     if (values.mix !== undefined) options.mix = JSON.parse(values.mix) as Partial<FleetMix>;
+    if (values["player-clock"] === true) options.playerClock = true;
     layout = fleetLayout(options);
     if (layout.basePort === 0 && processes > 1)
       throw new Error("--base-port 0 works with one process only");
@@ -135,7 +139,7 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
   let stop: () => Promise<void>;
   try {
     if (layout.processes === 1) {
-      const fleet: RunningFleet = await startFleet(layoutSpecs(layout));
+      const fleet: RunningFleet = await startFleet(layoutSpecs(layout), fleetOptions(layout));
       specs = fleet.specs;
       stop = fleet.stop;
     } else {
