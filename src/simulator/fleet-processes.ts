@@ -65,9 +65,15 @@ export function layoutSpecs(layout: FleetLayout): SimServerSpec[] {
   return makeFleet(layout.mix ? { ...options, mix: layout.mix } : options);
 }
 
-/** How each process starts its slice: with the wall clock as the player clock when the layout asks for one. */
+/**
+ * How a process of `gsindex simulate` starts its servers: their replies encoded before it says it is ready
+ * (the fleet stands in for servers elsewhere, whose answers cost the querying machine nothing), with the
+ * wall clock as the player clock when the layout asks for one.
+ */
 export function fleetOptions(layout: FleetLayout): StartFleetOptions {
-  return layout.playerClock === true ? { playerClockMs: () => Date.now() } : {};
+  return layout.playerClock === true
+    ? { prepareReplies: true, playerClockMs: () => Date.now() }
+    : { prepareReplies: true };
 }
 
 /** The index range [start, end) process `slice` serves. */

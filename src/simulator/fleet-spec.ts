@@ -107,6 +107,8 @@ export interface SimServerStats {
   challengesSent: number;
   repliesSent: number;
   datagramsDropped: number;
+  /** Replies encoded (each kind once, again after a population change or a player clock's second). @defaultValue 0 */
+  repliesEncoded?: number;
   /** Set when compression was asked for but the bzip2 program is missing. */
   compressionUnavailable?: boolean;
 }

@@ -17,6 +17,8 @@ export interface StartFleetOptions {
   onBindError?: (spec: SimServerSpec, error: Error) => void;
   /** Players' connection times run on by this clock (SimServerOptions). @defaultValue fixed replies */
   playerClockMs?: () => number;
+  /** Encode every server's replies before the start resolves (SimServer.prepareReplies). @defaultValue false: at each one's first query */
+  prepareReplies?: boolean;
 }
 
 export interface FleetStats {
@@ -146,6 +148,7 @@ export async function startFleet(
     }
     throw error;
   }
+  if (options.prepareReplies === true) for (const b of running) b.server.prepareReplies();
   return {
     specs: running.map((b) => b.spec),
     servers: running.map((b) => b.server),

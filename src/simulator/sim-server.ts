@@ -136,6 +136,22 @@ export class SimServer {
     return { datagrams: this.disturb(datagrams), delayMs: b.delayMs };
   }
 
+  /**
+   * Encodes (and splits, and compresses) every reply this server gives now instead of at its first query.
+   * A real server has its answers ready and costs the querying machine nothing; a fleet sharing that
+   * machine would otherwise spend its first queries encoding (bzip2 in JavaScript among it).
+   */
+  prepareReplies(): void {
+    if (this.legacy !== null || this.behaviour.silent) return;
+    try {
+      this.infoDatagrams();
+      this.content("players");
+      if (this.behaviour.answersRules) this.content("rules");
+    } catch {
+      // A spec the encoders refuse: its query fails the same way later, and the fleet answers it with silence.
+    }
+  }
+
   private challengeReply(clientKey: string): Buffer {
     this.stats.challengesSent += 1;
     return encodeChallengeResponse(this.challengeFor(clientKey));
@@ -165,6 +181,7 @@ export class SimServer {
     }
     let datagrams = this.cache.get(kind);
     if (!datagrams) {
+      this.stats.repliesEncoded = (this.stats.repliesEncoded ?? 0) + 1;
       datagrams = this.split(this.encode(kind));
       this.cache.set(kind, datagrams);
     }

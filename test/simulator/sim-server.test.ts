@@ -90,6 +90,21 @@ describe("SimServer", () => {
     expect(durationsOf(fixed)).toEqual(specDurations);
   });
 
+  it("encodes every reply it gives when told to prepare them, and none again when asked", () => {
+    const spec = simSpec({ challenge: "none" }, { state: { players: 3, bots: 0 }, bigRules: true });
+    const server = new SimServer(spec);
+    server.prepareReplies();
+    expect(server.stats.repliesEncoded).toBe(3);
+    for (const request of [encodeInfoRequest(), encodePlayerRequest(), encodeRulesRequest()])
+      expect(server.respond(request, CLIENT)).not.toBeNull();
+    expect(server.stats.repliesEncoded).toBe(3);
+
+    const lazy = new SimServer(spec);
+    expect(lazy.stats.repliesEncoded ?? 0).toBe(0);
+    lazy.respond(encodeRulesRequest(), CLIENT);
+    expect(lazy.stats.repliesEncoded).toBe(1);
+  });
+
   it("stays silent when told to, and on garbage", () => {
     expect(
       new SimServer(simSpec({ silent: true })).respond(encodeInfoRequest(), CLIENT),
@@ -101,8 +116,8 @@ describe("SimServer", () => {
 });
 
 describe("fleetOptions", () => {
-  it("gives a layout's processes the wall clock as their player clock only when it asks for one", () => {
-    expect(fleetOptions(fleetLayout({ count: 1 })).playerClockMs).toBeUndefined();
+  it("prepares every process's replies, and gives it the wall clock as its player clock only when asked", () => {
+    expect(fleetOptions(fleetLayout({ count: 1 }))).toEqual({ prepareReplies: true });
     const clock = fleetOptions(fleetLayout({ count: 1, playerClock: true })).playerClockMs;
     expect(Math.abs(clock!() - Date.now())).toBeLessThan(60_000);
   });
