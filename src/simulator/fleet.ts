@@ -10,13 +10,12 @@ import { isIP } from "node:net";
 import type { SimServerSpec } from "./fleet-spec";
 import { SimServer, type SimServerOptions } from "./sim-server";
 
-export interface StartFleetOptions {
+/** SimServerOptions (the player clock) go to every server of the fleet. */
+export interface StartFleetOptions extends SimServerOptions {
   /** How many sockets are bound at once while starting. @defaultValue 256 */
   bindConcurrency?: number;
   /** Called when a server cannot be bound (the fleet still starts with the others). Default: the start fails. */
   onBindError?: (spec: SimServerSpec, error: Error) => void;
-  /** Players' connection times run on by this clock (SimServerOptions). @defaultValue fixed replies */
-  playerClockMs?: () => number;
   /** Encode every server's replies before the start resolves (SimServer.prepareReplies). @defaultValue false: at each one's first query */
   prepareReplies?: boolean;
 }
@@ -113,9 +112,6 @@ export async function startFleet(
 ): Promise<RunningFleet> {
   const bound: Array<Bound | undefined> = new Array(specs.length);
   const concurrency = options.bindConcurrency ?? 256;
-  const serverOptions: SimServerOptions = options.playerClockMs
-    ? { playerClockMs: options.playerClockMs }
-    : {};
   let next = 0;
   let failure: Error | null = null;
   const worker = async (): Promise<void> => {
@@ -123,7 +119,7 @@ export async function startFleet(
       const index = next++;
       const spec = specs[index] as SimServerSpec;
       try {
-        bound[index] = await bindOne(spec, serverOptions);
+        bound[index] = await bindOne(spec, options);
       } catch (err) {
         const error = err instanceof Error ? err : new Error(String(err));
         if (options.onBindError) options.onBindError(spec, error);
