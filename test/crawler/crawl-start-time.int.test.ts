@@ -21,35 +21,24 @@ describe("a crawl's start time", () => {
       data: { name: "master", kind: "ADDRESS_LIST", host: "master" },
     });
     const t0 = Date.UTC(2026, 10, 29, 12, 0, 0);
-    const first = await openCrawlIfIdle(t.db, {
-      key: "master-1",
-      sourceId: source.id,
-      startedAt: new Date(t0),
-      splits: [],
-    });
+    const open = (key: string, startedAtMs: number) =>
+      openCrawlIfIdle(t.db, {
+        key,
+        sourceId: source.id,
+        startedAt: new Date(startedAtMs),
+        splits: [],
+      });
+    const close = (key: string, finishedAtMs: number) =>
+      t.db.crawl.update({ where: { key }, data: { finishedAt: new Date(finishedAtMs) } });
+
+    const first = await open("master-1", t0);
     expect(first.opened?.startedAt.getTime()).toBe(t0);
     // It closes at t0 + 10 s; the next start step took its time at t0 + 9.995 s, before it got the lock.
-    await t.db.crawl.update({
-      where: { key: "master-1" },
-      data: { finishedAt: new Date(t0 + 10_000) },
-    });
-    const second = await openCrawlIfIdle(t.db, {
-      key: "master-2",
-      sourceId: source.id,
-      startedAt: new Date(t0 + 9_995),
-      splits: [],
-    });
+    await close("master-1", t0 + 10_000);
+    const second = await open("master-2", t0 + 9_995);
     expect(second.opened?.startedAt.getTime()).toBe(t0 + 10_000);
-    await t.db.crawl.update({
-      where: { key: "master-2" },
-      data: { finishedAt: new Date(t0 + 20_000) },
-    });
-    const third = await openCrawlIfIdle(t.db, {
-      key: "master-3",
-      sourceId: source.id,
-      startedAt: new Date(t0 + 25_000),
-      splits: [],
-    });
+    await close("master-2", t0 + 20_000);
+    const third = await open("master-3", t0 + 25_000);
     expect(third.opened?.startedAt.getTime()).toBe(t0 + 25_000);
   });
 });
