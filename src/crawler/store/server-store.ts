@@ -1,5 +1,5 @@
 /**
- * Writes of the crawl, each one multi-row statement over a jsonb array (jsonb_to_recordset), never a
+ * Writes of the crawl, each one multi-row statement over a jsonb array, never a
  * round trip per server:
  * - recordListing: upsert the servers a listing found, plan the query batches of the crawl, and mark
  *   the listing run done, in one transaction (a retried listing job finds the run done and only
@@ -23,6 +23,7 @@ import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
 import { PackedRules, type HeldStatus } from "./held-rules";
 import { rulesDigestOf, type RulesDigest } from "./rules-digest";
 import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
+import { stateInputSql, stateRowValues, type StateRow } from "./state-input";
 
 /** One listed server, after the address policy. */
 export interface ListingRow {
@@ -626,7 +627,7 @@ function stateRow(
   s: StateWrite,
   rules: FakePlayerRules,
   storedDigest: RulesDigest | null | undefined,
-): Record<string, unknown> {
+): StateRow {
   const st = s.status;
   const digest = rulesDigestOf(st);
   // The row holds these rules already: left out of the write (applyStates keeps the stored ones).
@@ -699,6 +700,8 @@ const LISTED_AT_FROM_BATCH = (param: string): string =>
  * The answer's fake-player reasons replace the previous answer's; the close-time ones stay. A flag set
  * without any reason (by hand) stays too.
  */
+const STATE_INPUT = stateInputSql("$3", "u");
+
 async function applyStates(
   tx: Tx,
   states: StateWrite[],
@@ -707,7 +710,9 @@ async function applyStates(
   listedAt: string | null = null,
   storedDigests: StoredDigests = new Map(),
 ): Promise<void> {
-  const input = JSON.stringify(states.map((s) => stateRow(s, rules, storedDigests.get(s.id))));
+  const input = JSON.stringify(
+    states.map((s) => stateRowValues(stateRow(s, rules, storedDigests.get(s.id)))),
+  );
   const kept = [...CLOSE_TIME_REASONS];
   await tx.query(
     `UPDATE game_server AS g SET
@@ -722,8 +727,10 @@ async function applyStates(
       raw = CASE WHEN u.rules_kept THEN g.raw ELSE ${keepIfEqual("raw", "u.raw")} END,
       rules_digest = u.rules_digest,
       player_names = COALESCE(u.player_names, ''),
-      fake_reasons = ARRAY(SELECT DISTINCT r FROM unnest(
-          ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY($1::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r),
+      fake_reasons = CASE WHEN cardinality(g.fake_reasons) = 0 AND cardinality(u.fake_reasons) = 0 THEN g.fake_reasons
+        ELSE ARRAY(SELECT DISTINCT r FROM unnest(
+          ARRAY(SELECT k FROM unnest(g.fake_reasons) k WHERE k::text = ANY($1::text[])) || u.fake_reasons::"FakeReason"[]) r ORDER BY r)
+        END,
       suspected_fake = cardinality(u.fake_reasons) > 0 OR g.fake_reasons::text[] && $1::text[]
         OR (g.suspected_fake AND cardinality(g.fake_reasons) = 0),
       status = CASE WHEN $2::boolean THEN g.status ELSE 'ONLINE'::"GameServerStatus" END,
@@ -733,11 +740,7 @@ async function applyStates(
       last_answered_at = CASE WHEN $2::boolean THEN g.last_answered_at ELSE now() END,
       last_listed_at = ${LISTED_AT_FROM_BATCH("$4")},
       updated_at = now()
-    FROM jsonb_to_recordset($3::jsonb) AS u(id bigint, name text, map text, folder text, game text, app_id int,
-      game_id text, players int, players_source text, max_players int, bots int, password_protected boolean, vac_secured boolean,
-      dedicated boolean, server_type text, os text, version text, keywords text[], steam_id text, tv_port int,
-      tv_name text, ping_ms int, game_port int, player_list jsonb, rules jsonb, raw jsonb, rules_kept boolean,
-      rules_digest bigint, player_names text, fake_reasons text[])
+    FROM ${STATE_INPUT}
     WHERE g.id = u.id AND (NOT $2::boolean OR g.last_answered_at IS NULL)`,
     [kept, onlyIfNeverAnswered, input, listedAt],
   );
