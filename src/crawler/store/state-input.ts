@@ -1,8 +1,8 @@
 /**
  * The answer update's input (server-store.ts applyStates): one JSON array per answered server, its values in
  * STATE_COLUMNS' order, which the SQL reads back by position. A batch of objects made PostgreSQL parse and
- * sort the same 30 keys again for every row, and made the parameter a sixth longer; reading the input was
- * about a quarter of the crawl's largest statement (docs/BENCHMARKS-history.md, 2026-11-30).
+ * sort the same 30 keys again for every row, and made the parameter a sixth longer: by position the statement
+ * costs PostgreSQL about 15 us less per row (docs/BENCHMARKS-history.md, 2026-11-29, night).
  */
 
 /** Each input column and its SQL type, in the order of a row's values. */
