@@ -1,6 +1,5 @@
 /**
- * Writes of the crawl, each one multi-row statement over a jsonb array, never a
- * round trip per server:
+ * Writes of the crawl, each one multi-row statement over a jsonb array, never a round trip per server:
  * - recordListing: upsert the servers a listing found, plan the query batches of the crawl, and mark
  *   the listing run done, in one transaction (a retried listing job finds the run done and only
  *   re-enqueues its batches);
@@ -694,14 +693,15 @@ const keepIfEqual = (column: string, value: string): string =>
 const LISTED_AT_FROM_BATCH = (param: string): string =>
   `CASE WHEN ${param}::timestamptz IS NULL THEN g.last_listed_at ELSE GREATEST(g.last_listed_at, ${param}::timestamptz) END`;
 
+/** The answers of applyStates, from its third parameter, as the relation `u`. */
+const STATE_INPUT = stateInputSql("$3", "u");
+
 /**
  * Current state of answered servers (status ONLINE, failures reset). With `onlyIfNeverAnswered`
  * (a source's own record), only servers with no answer yet take it, and their status is left alone.
  * The answer's fake-player reasons replace the previous answer's; the close-time ones stay. A flag set
  * without any reason (by hand) stays too.
  */
-const STATE_INPUT = stateInputSql("$3", "u");
-
 async function applyStates(
   tx: Tx,
   states: StateWrite[],

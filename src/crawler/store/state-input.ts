@@ -44,9 +44,6 @@ type StateColumn = (typeof STATE_COLUMNS)[number][0];
 /** One answered server's input by column name; `undefined` and `null` both read as SQL NULL. */
 export type StateRow = Record<StateColumn, unknown>;
 
-/** Whether each column is a text array, which the input holds as PostgreSQL's array literal. */
-const TEXT_ARRAY = STATE_COLUMNS.map(([, type]) => type === "text[]");
-
 /**
  * A text array as PostgreSQL reads it (`{"a","b\"c"}`): every element quoted, with `"` and `\` escaped. Its
  * cast is parsed in C, where a JSON array's elements would each be read by a subquery per row.
@@ -60,15 +57,12 @@ export function textArrayLiteral(values: readonly string[]): string {
   return `${out}}`;
 }
 
-/** The row as the input holds it: its values in STATE_COLUMNS' order. */
+/** The row as the input holds it: its values in STATE_COLUMNS' order, text arrays as array literals. */
 export function stateRowValues(row: StateRow): unknown[] {
-  const values = new Array<unknown>(STATE_COLUMNS.length);
-  for (let i = 0; i < STATE_COLUMNS.length; i++) {
-    const value = row[(STATE_COLUMNS[i] as readonly [StateColumn, string])[0]];
-    values[i] =
-      TEXT_ARRAY[i] === true && Array.isArray(value) ? textArrayLiteral(value as string[]) : value;
-  }
-  return values;
+  return STATE_COLUMNS.map(([name, type]) => {
+    const value = row[name];
+    return type === "text[]" && Array.isArray(value) ? textArrayLiteral(value as string[]) : value;
+  });
 }
 
 function columnSql(index: number, name: string, type: string): string {
