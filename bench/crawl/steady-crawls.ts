@@ -4,7 +4,8 @@
  * source (the index crawl: every known server re-queried without listing, the steady state of a default
  * deployment since QUERY_FROM_INDEX=1). Each is started by a start-crawl job, as the API's triggerCrawl starts
  * one, and measured like the discovery (crawl-window.ts); each starts when the previous crawl's finish job is
- * done, so that crawl's shared-names rule and roll-up are not counted in it.
+ * done, so that crawl's shared-names rule and roll-up are not counted in it: they are measured apart
+ * (close-work.ts).
  */
 import type { Client } from "pg";
 import {
@@ -16,6 +17,7 @@ import {
 import { INDEX_SOURCE_NAME } from "../../src/crawler/sources/index-source";
 import { seconds } from "../lib/report";
 import { triggerSourceCrawl, waitForFinishJob } from "../lib/source-crawl";
+import { measureCloseWork, type CloseWork } from "./close-work";
 import {
   CrawlMeters,
   untilCrawlCloses,
@@ -29,6 +31,9 @@ export interface SteadyCrawls {
   steady: CrawlWindow | null;
   /** The `index` source crawled: every known server queried, nothing listed. */
   index: CrawlWindow | null;
+  /** What each one's close did after its row closed (close-work.ts); null when it did not close. */
+  steadyClose: CloseWork | null;
+  indexClose: CloseWork | null;
   /**
    * Index crawls opened before the measured one, by the scheduler (none once deferIndexTick has run): how
    * many, and the servers they queried; null when one of them was still open after the deadline.
@@ -83,11 +88,29 @@ export async function crawlSteady(ctx: SteadyContext, discovery: CrawlRow): Prom
   const indexBefore = await untilIndexCrawlsDone(ctx);
   ctx.log("steady crawl (every server known, listed then queried) on the same crawler");
   const steady = await crawlAgain(ctx, ctx.sourceName, discovery.id, "steady");
-  if (!steady.row?.finished_at) return { steady: steady.window, index: null, indexBefore };
-  await untilFinishJobDone(ctx, steady.row, "steady");
+  const none = { index: null, steadyClose: null, indexClose: null, indexBefore };
+  if (!steady.row?.finished_at) return { ...none, steady: steady.window };
+  const steadyClose = await closeWorkOf(ctx, steady.row, "steady");
   ctx.log("index crawl (every known server queried, nothing listed) on the same crawler");
   const index = await crawlAgain(ctx, INDEX_SOURCE_NAME, steady.row.id, "index");
-  return { steady: steady.window, index: index.window, indexBefore };
+  const indexClose = index.row?.finished_at ? await closeWorkOf(ctx, index.row, "index") : null;
+  return { steady: steady.window, index: index.window, steadyClose, indexClose, indexBefore };
+}
+
+/** The close's work after crawl `row`, which the next crawl waits for. */
+async function closeWorkOf(ctx: SteadyContext, row: CrawlRow, what: string): Promise<CloseWork> {
+  const work = await measureCloseWork(
+    ctx.queues,
+    row.key,
+    ctx.crawlerPid,
+    ctx.simPids,
+    ctx.finishJobDeadlineMs,
+  );
+  if (!work.done)
+    ctx.log(
+      `the ${what} crawl's finish job was not done after ${seconds(ctx.finishJobDeadlineMs, 0)}`,
+    );
+  return work;
 }
 
 /**
