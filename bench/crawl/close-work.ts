@@ -5,6 +5,7 @@
  * own, from then to the finish job done, with the same meters, so the report can add it to the crawl it follows.
  */
 import type { CrawlQueues } from "../../src/crawler/queues";
+import { seconds } from "../lib/report";
 import { waitForFinishJob } from "../lib/source-crawl";
 import { CrawlMeters } from "./crawl-window";
 
@@ -20,13 +21,18 @@ export interface CloseWork {
 /** Postgres backends that exit meanwhile still count up to their last look. */
 const SAMPLE_MS = 250;
 
-/** Waits for crawl `crawlKey`'s finish job, metering the crawler and PostgreSQL meanwhile. */
+/**
+ * Waits for crawl `crawlKey`'s finish job, metering the crawler and PostgreSQL meanwhile; says so through `log`
+ * when it is not done by the deadline (`what`: which crawl, for that line).
+ */
 export async function measureCloseWork(
   queues: Pick<CrawlQueues, "crawl">,
   crawlKey: string,
   crawlerPid: number,
   simPids: number[],
   deadlineMs: number,
+  what: string,
+  log: (line: string) => void,
 ): Promise<CloseWork> {
   const meters = new CrawlMeters(simPids, crawlerPid);
   const started = performance.now();
@@ -37,6 +43,7 @@ export async function measureCloseWork(
   } finally {
     clearInterval(timer);
   }
+  if (!done) log(`the ${what} crawl's finish job was not done after ${seconds(deadlineMs, 0)}`);
   const cpu = meters.read(crawlerPid);
   return {
     done,

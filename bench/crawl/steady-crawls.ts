@@ -83,13 +83,21 @@ export async function deferIndexTick(
   );
 }
 
+/** No crawl after the discovery measured (none asked for, or the one before did not close). */
+export const NO_LATER_CRAWLS: SteadyCrawls = {
+  steady: null,
+  index: null,
+  steadyClose: null,
+  indexClose: null,
+  indexBefore: null,
+};
+
 /** The listing steady crawl, then the index crawl, after the discovery crawl `discovery` closed. */
 export async function crawlSteady(ctx: SteadyContext, discovery: CrawlRow): Promise<SteadyCrawls> {
   const indexBefore = await untilIndexCrawlsDone(ctx);
   ctx.log("steady crawl (every server known, listed then queried) on the same crawler");
   const steady = await crawlAgain(ctx, ctx.sourceName, discovery.id, "steady");
-  const none = { index: null, steadyClose: null, indexClose: null, indexBefore };
-  if (!steady.row?.finished_at) return { ...none, steady: steady.window };
+  if (!steady.row?.finished_at) return { ...NO_LATER_CRAWLS, steady: steady.window, indexBefore };
   const steadyClose = await closeWorkOf(ctx, steady.row, "steady");
   ctx.log("index crawl (every known server queried, nothing listed) on the same crawler");
   const index = await crawlAgain(ctx, INDEX_SOURCE_NAME, steady.row.id, "index");
@@ -98,19 +106,16 @@ export async function crawlSteady(ctx: SteadyContext, discovery: CrawlRow): Prom
 }
 
 /** The close's work after crawl `row`, which the next crawl waits for. */
-async function closeWorkOf(ctx: SteadyContext, row: CrawlRow, what: string): Promise<CloseWork> {
-  const work = await measureCloseWork(
+function closeWorkOf(ctx: SteadyContext, row: CrawlRow, what: string): Promise<CloseWork> {
+  return measureCloseWork(
     ctx.queues,
     row.key,
     ctx.crawlerPid,
     ctx.simPids,
     ctx.finishJobDeadlineMs,
+    what,
+    ctx.log,
   );
-  if (!work.done)
-    ctx.log(
-      `the ${what} crawl's finish job was not done after ${seconds(ctx.finishJobDeadlineMs, 0)}`,
-    );
-  return work;
 }
 
 /**
