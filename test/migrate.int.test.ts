@@ -3,7 +3,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrate, MIGRATIONS_DIR, readMigrations } from "../src/migrate";
-import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import {
+  answerCompression,
+  createTestDatabase,
+  serverHasLz4,
+  type TestDatabase,
+} from "./helpers/db";
 import { startTestApi, type TestApi } from "./graphql/helpers/api";
 
 /**
@@ -368,5 +373,52 @@ describe("migration 20261128000000_game_server_sort_keys", () => {
     ]);
     await t.db.$executeRawUnsafe("DELETE FROM game_server WHERE query_port = 1");
     expect((await keys()).map((k) => k.query_port)).toEqual([2, 3]);
+  });
+});
+
+describe("migration 20261206000000_game_server_answer_lz4", () => {
+  const MIGRATION = "20261206000000_game_server_answer_lz4";
+  const before = beforeMigration(MIGRATION);
+  /** Rules and players as large as a real answer's, and as repetitive: compressed when written. */
+  const bigAnswer = (seed: number): string =>
+    `rules = (SELECT jsonb_agg(jsonb_build_object('name', 'sv_rule_' || i, 'value', (i * ${seed}) % 7)) FROM generate_series(1, 300) i),
+     player_list = (SELECT jsonb_agg(jsonb_build_object('name', 'player ' || i, 'score', i, 'durationSeconds', i * ${seed})) FROM generate_series(1, 64) i)`;
+
+  it("compresses the answer's large values with LZ4 from then on, and keeps the values written before readable", async () => {
+    const t = before.db();
+    await t.db.$executeRawUnsafe(
+      `INSERT INTO game_server (address, query_port) VALUES ('192.0.2.1', 1), ('192.0.2.1', 2)`,
+    );
+    await t.db.$executeRawUnsafe(`UPDATE game_server SET ${bigAnswer(3)}`);
+    const written = await t.db.$queryRaw<
+      { rules: unknown }[]
+    >`SELECT rules FROM game_server ORDER BY query_port`;
+    expect(await answerCompression(t.db, 1)).toEqual({ rules: "pglz", player_list: "pglz" });
+
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
+    const method = (await serverHasLz4(t.db)) ? "lz4" : "pglz";
+    const methods = await t.db.$queryRaw<{ attname: string; method: string }[]>`
+      SELECT attname, CASE attcompression WHEN 'l' THEN 'lz4' WHEN 'p' THEN 'pglz' ELSE 'default' END AS method
+      FROM pg_attribute WHERE attrelid = 'game_server'::regclass
+        AND attname IN ('rules', 'player_list', 'raw', 'player_names') ORDER BY attname`;
+    expect(methods).toEqual(
+      ["player_list", "player_names", "raw", "rules"].map((attname) => ({
+        attname,
+        method: method === "lz4" ? "lz4" : "default",
+      })),
+    );
+    // Nothing rewritten: the old values stay as they were, and read back the same.
+    expect(await answerCompression(t.db, 1)).toEqual({ rules: "pglz", player_list: "pglz" });
+    expect(
+      await t.db.$queryRaw<{ rules: unknown }[]>`SELECT rules FROM game_server ORDER BY query_port`,
+    ).toEqual(written);
+
+    // The next answer that changes them writes them with the new method.
+    await t.db.$executeRawUnsafe(`UPDATE game_server SET ${bigAnswer(5)} WHERE query_port = 2`);
+    expect(await answerCompression(t.db, 2)).toEqual({ rules: method, player_list: method });
+    expect(await answerCompression(t.db, 1)).toEqual({ rules: "pglz", player_list: "pglz" });
+    const [rules] = await t.db.$queryRaw<{ n: number; v: string }[]>`
+      SELECT jsonb_array_length(rules)::int AS n, rules->299->>'value' AS v FROM game_server WHERE query_port = 2`;
+    expect(rules).toEqual({ n: 300, v: String((300 * 5) % 7) });
   });
 });

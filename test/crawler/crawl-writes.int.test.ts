@@ -13,7 +13,12 @@ import {
 } from "../../src/crawler/store/server-store";
 import type { StatusRule } from "../../src/protocol";
 import { createDb } from "../../src/shared/db";
-import { createTestDatabase, type TestDatabase } from "../helpers/db";
+import {
+  answerCompression,
+  createTestDatabase,
+  serverHasLz4,
+  type TestDatabase,
+} from "../helpers/db";
 import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
 import { holdAnswer } from "../../src/crawler/store/held-rules";
@@ -297,6 +302,22 @@ describe("crawl writes per server", () => {
     expect(await chunks()).not.toEqual(before);
     expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27101 } })).rules).toEqual(
       changed,
+    );
+  });
+
+  it("an answer's rules are compressed with LZ4 where the server has it (migration 20261206000000_game_server_answer_lz4)", async () => {
+    await t.db.$executeRawUnsafe("DELETE FROM game_server");
+    // A Source server's rules: 300 cvars, 4 kB as JSON, repetitive enough to fit the row once compressed.
+    const rules = Array.from({ length: 300 }, (_, i) => ({
+      name: `sv_rule_${i}`,
+      value: String(i % 7),
+    }));
+    const a = await openOne("z1");
+    await query(a, await list(a, [row(27201)], true), rules);
+    const method = (await serverHasLz4(t.db)) ? "lz4" : "pglz";
+    expect((await answerCompression(t.db, 27201)).rules).toBe(method);
+    expect((await t.db.gameServer.findFirstOrThrow({ where: { queryPort: 27201 } })).rules).toEqual(
+      rules,
     );
   });
 

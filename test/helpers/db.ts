@@ -52,3 +52,22 @@ export async function createTestDatabase(
     },
   };
 }
+
+/** Whether the server can compress with LZ4 (built with --with-lz4): the compression methods it lists. */
+export async function serverHasLz4(db: Db): Promise<boolean> {
+  const [r] = await db.$queryRaw<{ lz4: boolean }[]>`
+    SELECT 'lz4' = ANY (enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`;
+  return r?.lz4 ?? false;
+}
+
+/** How each of a game server's large values is compressed (null: stored as it is). */
+export async function answerCompression(
+  db: Db,
+  queryPort: number,
+): Promise<{ rules: string | null; player_list: string | null }> {
+  const [r] = await db.$queryRaw<{ rules: string | null; player_list: string | null }[]>`
+    SELECT pg_column_compression(rules) AS rules, pg_column_compression(player_list) AS player_list
+    FROM game_server WHERE query_port = ${queryPort}`;
+  if (!r) throw new Error(`no game server on query port ${queryPort}`);
+  return r;
+}
