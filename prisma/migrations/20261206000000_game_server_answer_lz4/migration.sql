@@ -4,10 +4,12 @@
 -- A row over about 2 kB is compressed attribute by attribute as it is written. An answer with rules is that
 -- size (2.7 kB of rules and 1.2 kB of players on average in the bench's simulated fleet), so the crawl's
 -- update of game_server compressed every new answer, and every later answer whose player list changed.
--- pglz was the largest cost of the first answer's write left: on a private PostgreSQL, the crawl's own
--- writeBatchOutcomes over 30,000 new servers took 260-278 us of backend CPU per server with pglz and 215-225 us
--- with LZ4 (docs/BENCHMARKS-history.md, 2026-12-06). LZ4 compresses these values a little less (rules 864 ->
--- 1,056 bytes on average): game_server grows by about 9 %; its history tables keep pglz.
+-- pglz was the largest cost of the answer's write left. On a private PostgreSQL, `node
+-- dist-bench/bench/crawl/answer-compression.js --servers 100000 --rounds 3` (the crawl's own writeBatchOutcomes)
+-- took 258-281 us of backend CPU per server for the first answers with pglz and 211-223 us with LZ4, and
+-- 86-90 against 71-75 us for the next crawl's answers, whose player lists changed (docs/BENCHMARKS-history.md,
+-- 2026-12-06). LZ4 compresses these values a little less (rules 864 -> 1,056 bytes on average): game_server
+-- grows by about 11 %; the history tables keep pglz.
 --
 -- Only new values are compressed this way: rows written before keep their pglz values, which stay readable,
 -- until the crawl writes them again. A PostgreSQL built without LZ4 (configure --with-lz4) keeps pglz: the
