@@ -14,19 +14,15 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
 import { ensureSamplePartition } from "../../src/crawler/store/partitions";
-import {
-  recordListing,
-  writeBatchOutcomes,
-  type ListingRow,
-} from "../../src/crawler/store/server-store";
-import { serverQueryToStatus, type ServerStatus } from "../../src/protocol";
+import { recordListing, writeBatchOutcomes } from "../../src/crawler/store/server-store";
+import type { ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { repoRoot } from "../lib/child";
 import { procCpuMs } from "../lib/simulator";
-import { simulatedAnswerOf } from "../lib/simulated-answer";
+import { simulatedListingRow, simulatedStatusOf } from "../lib/simulated-answer";
 
 const BATCH_SIZE = 100;
 const HOSTS = 250;
@@ -71,28 +67,6 @@ const RESTORE = [
   ),
 ];
 
-/** The answer the crawler would store for this server: the simulator's replies through the protocol's own mapping. */
-function statusOf(spec: SimServerSpec): ServerStatus {
-  const status = serverQueryToStatus(simulatedAnswerOf(spec));
-  if (!status) throw new Error(`no status for ${spec.host}:${spec.queryPort}`);
-  return status;
-}
-
-function listingRowOf(spec: SimServerSpec): ListingRow {
-  return {
-    address: spec.host,
-    ip: spec.host,
-    queryPort: spec.queryPort,
-    gamePort: null,
-    region: spec.region,
-    protocol: "source",
-    notQueryable: false,
-    isRelay: false,
-    managed: false,
-    reported: null,
-  };
-}
-
 interface Written {
   postgresCpuMs: number;
   crawlerCpuMs: number;
@@ -136,7 +110,7 @@ async function crawlOnce(
     batchSize: BATCH_SIZE,
     partial: false,
     error: null,
-    rows: specs.map(listingRowOf),
+    rows: specs.map(simulatedListingRow),
     deferListedAt: true,
   });
   // Server ids stay from one crawl to the next: the answers are made once, after the first listing.
@@ -147,7 +121,7 @@ async function crawlOnce(
     );
     for (const r of rows) {
       const spec = specByKey.get(`${r.address}:${r.query_port}`);
-      if (spec) answers.set(Number(r.id), statusOf(spec));
+      if (spec) answers.set(Number(r.id), simulatedStatusOf(spec));
     }
   }
   const batches = await db.$queryRawUnsafe<{ batch_key: string; server_ids: bigint[] }[]>(

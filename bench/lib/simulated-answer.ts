@@ -1,4 +1,5 @@
-import type { ServerQueryResult } from "../../src/protocol";
+import type { ListingRow } from "../../src/crawler/store/server-store";
+import { serverQueryToStatus, type ServerQueryResult, type ServerStatus } from "../../src/protocol";
 import { playersOf, rulesOf } from "../../src/simulator/content";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { sourceInfoOf } from "../../src/simulator/sim-server";
@@ -18,5 +19,28 @@ export function simulatedAnswerOf(spec: SimServerSpec): ServerQueryResult {
     rules: { count: rules.length, rules },
     pingMs: 1,
     errors: {},
+  };
+}
+
+/** The answer the crawler would store for this server: its replies through the protocol's own mapping. */
+export function simulatedStatusOf(spec: SimServerSpec): ServerStatus {
+  const status = serverQueryToStatus(simulatedAnswerOf(spec));
+  if (!status) throw new Error(`no status for ${spec.host}:${spec.queryPort}`);
+  return status;
+}
+
+/** The server as a Valve master's listing gives it to the crawl's listing write. */
+export function simulatedListingRow(spec: SimServerSpec): ListingRow {
+  return {
+    address: spec.host,
+    ip: spec.host,
+    queryPort: spec.queryPort,
+    gamePort: null,
+    region: spec.region,
+    protocol: "source",
+    notQueryable: false,
+    isRelay: false,
+    managed: false,
+    reported: null,
   };
 }
