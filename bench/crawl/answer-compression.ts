@@ -9,16 +9,17 @@
  * its backend's CPU is read from /proc around each crawl's writes.
  */
 import { parseArgs } from "node:util";
-import { listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
-import { ensureSamplePartition } from "../../src/crawler/store/partitions";
-import { recordListing, writeBatchOutcomes } from "../../src/crawler/store/server-store";
-import type { ServerStatus } from "../../src/protocol";
-import { createDb, type Db } from "../../src/shared/db";
+import { createDb } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { makeFleet } from "../../src/simulator/make-fleet";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { procCpuMs } from "../lib/simulator";
-import { simulatedListingRow, simulatedStatusOf } from "../lib/simulated-answer";
+import {
+  listSimulatedFleet,
+  simulatedSource,
+  simulatedStatusesById,
+  writeSimulatedAnswers,
+} from "../lib/simulated-crawl";
 
 const BATCH_SIZE = 250;
 const HOSTS = 250;
@@ -31,60 +32,11 @@ const METHODS = [
   { label: "LZ4 (as migrated)", method: "lz4" },
 ];
 
-/** One crawl's listing and answers; returns the backend's CPU for the answers' writes alone. */
-async function crawlOnce(
-  db: Db,
-  o: { sourceId: number; key: string; specs: SimServerSpec[]; backendPid: number },
-  answerOf: (address: string, queryPort: number) => ServerStatus,
-): Promise<number> {
-  const crawl = await openCrawl(db, {
-    key: o.key,
-    sourceId: o.sourceId,
-    startedAt: new Date(),
-    splits: [{ region: 0, split: "" }],
-  });
-  await ensureSamplePartition(db, crawl.startedAt);
-  const [run] = await listRuns(db, crawl.id);
-  if (!run) throw new Error(`crawl ${o.key} has no run`);
-  await recordListing(db, {
-    crawlId: crawl.id,
-    crawlAt: crawl.startedAt,
-    runId: run.id,
-    sourceId: o.sourceId,
-    label: "r0",
-    batchSize: BATCH_SIZE,
-    partial: false,
-    error: null,
-    rows: o.specs.map(simulatedListingRow),
-    deferListedAt: true,
-  });
-  const servers = new Map(
-    (
-      await db.$queryRawUnsafe<{ id: bigint; address: string; query_port: number }[]>(
-        "SELECT id, address, query_port FROM game_server",
-      )
-    ).map((r) => [Number(r.id), answerOf(r.address, r.query_port)]),
-  );
-  const batches = await db.$queryRawUnsafe<{ batch_key: string; server_ids: bigint[] }[]>(
-    "SELECT batch_key, server_ids FROM crawl_batch WHERE crawl_id = $1 ORDER BY batch_key",
-    crawl.id,
-  );
-  const before = procCpuMs(o.backendPid);
-  for (const b of batches) {
-    await writeBatchOutcomes(db, {
-      crawlId: crawl.id,
-      crawlAt: crawl.startedAt,
-      batchKey: b.batch_key,
-      offlineAfterFailures: 2,
-      outcomes: b.server_ids.map((raw) => {
-        const serverId = Number(raw);
-        const status = servers.get(serverId);
-        if (!status) throw new Error(`no answer for server ${serverId}`);
-        return { serverId, kind: "answered" as const, status, pingMs: status.pingMs };
-      }),
-    });
-  }
-  return procCpuMs(o.backendPid) - before;
+/** The backend's CPU while `work` runs (the pool has that one connection). */
+async function backendCpuMs(backendPid: number, work: () => Promise<void>): Promise<number> {
+  const before = procCpuMs(backendPid);
+  await work();
+  return procCpuMs(backendPid) - before;
 }
 
 async function measure(
@@ -108,28 +60,18 @@ async function measure(
   }
   const db = createDb(bench.url, { max: 1 });
   try {
-    await db.$executeRawUnsafe(
-      `INSERT INTO master_source (name, kind, host, updated_at) VALUES ('answers', 'ADDRESS_LIST', '127.0.0.1', now())`,
-    );
-    const [source] = await db.$queryRawUnsafe<{ id: number }[]>(
-      "SELECT id FROM master_source WHERE name = 'answers'",
-    );
-    const [backend] = await db.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
-    if (!source || !backend) throw new Error("no source or no backend");
-    const answers = new Map(specs.map((s) => [`${s.host}:${s.queryPort}`, simulatedStatusOf(s)]));
-    const answerOf = (address: string, queryPort: number): ServerStatus => {
-      const status = answers.get(`${address}:${queryPort}`);
-      if (!status) throw new Error(`no answer for ${address}:${queryPort}`);
-      return status;
-    };
-    const o = { sourceId: source.id, specs, backendPid: backend.pid };
-    const firstMs = await crawlOnce(db, { ...o, key: "first" }, answerOf);
+    const { sourceId, backendPid } = await simulatedSource(db);
+    const listing = { sourceId, specs, batchSize: BATCH_SIZE };
+    const first = await listSimulatedFleet(db, { ...listing, key: "first" });
+    const answers = await simulatedStatusesById(db, specs);
+    const firstMs = await backendCpuMs(backendPid, () => writeSimulatedAnswers(db, first, answers));
     for (const status of answers.values())
       status.playerList = status.playerList.map((p) => ({
         ...p,
         durationSeconds: (p.durationSeconds ?? 0) + CRAWL_INTERVAL_SECONDS,
       }));
-    const nextMs = await crawlOnce(db, { ...o, key: "next" }, answerOf);
+    const next = await listSimulatedFleet(db, { ...listing, key: "next" });
+    const nextMs = await backendCpuMs(backendPid, () => writeSimulatedAnswers(db, next, answers));
     const [size] = await db.$queryRawUnsafe<{ bytes: bigint }[]>(
       "SELECT pg_total_relation_size('game_server') AS bytes",
     );

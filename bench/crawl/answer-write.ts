@@ -12,9 +12,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { listRuns, openCrawl } from "../../src/crawler/store/crawl-store";
-import { ensureSamplePartition } from "../../src/crawler/store/partitions";
-import { recordListing, writeBatchOutcomes } from "../../src/crawler/store/server-store";
 import type { ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
@@ -22,7 +19,12 @@ import { makeFleet } from "../../src/simulator/make-fleet";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { repoRoot } from "../lib/child";
 import { procCpuMs } from "../lib/simulator";
-import { simulatedListingRow, simulatedStatusOf } from "../lib/simulated-answer";
+import {
+  listSimulatedFleet,
+  simulatedSource,
+  simulatedStatusesById,
+  writeSimulatedAnswers,
+} from "../lib/simulated-crawl";
 
 const BATCH_SIZE = 100;
 const HOSTS = 250;
@@ -92,60 +94,14 @@ async function crawlOnce(
   answers: Map<number, ServerStatus>,
   backendPid: number,
 ): Promise<Written> {
-  const crawl = await openCrawl(db, {
-    key,
-    sourceId,
-    startedAt: new Date(),
-    splits: [{ region: 0, split: "" }],
-  });
-  await ensureSamplePartition(db, crawl.startedAt);
-  const [run] = await listRuns(db, crawl.id);
-  if (!run) throw new Error(`crawl ${key} has no run`);
-  const listing = await recordListing(db, {
-    crawlId: crawl.id,
-    crawlAt: crawl.startedAt,
-    runId: run.id,
-    sourceId,
-    label: "r0",
-    batchSize: BATCH_SIZE,
-    partial: false,
-    error: null,
-    rows: specs.map(simulatedListingRow),
-    deferListedAt: true,
-  });
+  const crawl = await listSimulatedFleet(db, { sourceId, key, specs, batchSize: BATCH_SIZE });
   // Server ids stay from one crawl to the next: the answers are made once, after the first listing.
-  if (answers.size === 0) {
-    const specByKey = new Map(specs.map((s) => [`${s.host}:${s.queryPort}`, s]));
-    const rows = await db.$queryRawUnsafe<{ id: bigint; address: string; query_port: number }[]>(
-      "SELECT id, address, query_port FROM game_server",
-    );
-    for (const r of rows) {
-      const spec = specByKey.get(`${r.address}:${r.query_port}`);
-      if (spec) answers.set(Number(r.id), simulatedStatusOf(spec));
-    }
-  }
-  const batches = await db.$queryRawUnsafe<{ batch_key: string; server_ids: bigint[] }[]>(
-    "SELECT batch_key, server_ids FROM crawl_batch WHERE crawl_id = $1 ORDER BY batch_key",
-    crawl.id,
-  );
-  if (batches.length !== listing.batchKeys.length) throw new Error("batches do not match listing");
+  if (answers.size === 0)
+    for (const [id, status] of await simulatedStatusesById(db, specs)) answers.set(id, status);
   const before = await tableCounts(db);
   const postgresBefore = procCpuMs(backendPid);
   const crawlerBefore = process.cpuUsage();
-  for (const b of batches) {
-    await writeBatchOutcomes(db, {
-      crawlId: crawl.id,
-      crawlAt: crawl.startedAt,
-      batchKey: b.batch_key,
-      offlineAfterFailures: 2,
-      outcomes: b.server_ids.map((raw) => {
-        const serverId = Number(raw);
-        const status = answers.get(serverId);
-        if (!status) throw new Error(`no answer for server ${serverId}`);
-        return { serverId, kind: "answered" as const, status, pingMs: status.pingMs };
-      }),
-    });
-  }
+  await writeSimulatedAnswers(db, crawl, answers);
   const crawlerCpu = process.cpuUsage(crawlerBefore);
   const postgresCpuMs = procCpuMs(backendPid) - postgresBefore;
   const after = await tableCounts(db);
@@ -189,16 +145,7 @@ async function main(): Promise<void> {
   const bench = await createBenchDb("answer_write");
   const db = createDb(bench.url, { max: 1 });
   try {
-    await db.$executeRawUnsafe(
-      `INSERT INTO master_source (name, kind, host, updated_at) VALUES ('answers', 'ADDRESS_LIST', '127.0.0.1', now())`,
-    );
-    const [source] = await db.$queryRawUnsafe<{ id: number }[]>(
-      "SELECT id FROM master_source WHERE name = 'answers'",
-    );
-    const [backend] = await db.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
-    if (!source || !backend) throw new Error("no source or no backend");
-    const sourceId = source.id;
-    const backendPid = backend.pid;
+    const { sourceId, backendPid } = await simulatedSource(db);
     let crawlNo = 0;
     const answers = new Map<number, ServerStatus>();
     console.log(
