@@ -1,5 +1,5 @@
 /**
- * `node dist-bench/bench/crawl/hour-rollup.js [--servers 100000] [--crawls 12]`: what a crawl's close costs PostgreSQL
+ * `node dist-bench/bench/crawl/hour-rollup.js [--servers 100000] [--crawls 12] [--keep-db]`: what a crawl's close costs PostgreSQL
  * to roll its hour up (rollupRange: server_day's hourly slot and day totals, then the hour's and the day's
  * population buckets) at a real cadence, where every crawl of the hour re-rolls it. docs/BENCHMARKS-history.md has
  * the figures.
@@ -8,7 +8,8 @@
  * then `crawls` crawls 5 minutes apart inside one hour, each one's samples written and the hour rolled up after it,
  * as every close does. Samples vary per crawl: players move, 5 % of servers are offline in a crawl, and one server
  * in ten changes map every fourth crawl. One pool connection: its backend's CPU is read from /proc around each
- * roll-up. After the last, every server_day row's totals are checked against its slots.
+ * roll-up. After the last, every server_day row's totals are checked against its slots. `--keep-db` leaves the
+ * database (its name is printed) for a look at the statements' plans.
  */
 import { parseArgs } from "node:util";
 import { rollupRange } from "../../src/crawler/store/history-store";
@@ -27,7 +28,11 @@ const MAPS = 60;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { servers: { type: "string" }, crawls: { type: "string" } },
+    options: {
+      servers: { type: "string" },
+      crawls: { type: "string" },
+      "keep-db": { type: "boolean" },
+    },
   });
   const servers = Number(values.servers ?? 100_000);
   const crawls = Number(values.crawls ?? 12);
@@ -101,7 +106,8 @@ async function main(): Promise<void> {
     );
   } finally {
     await db.$disconnect();
-    await bench.drop();
+    if (values["keep-db"] === true) console.log(`database kept: ${bench.name}`);
+    else await bench.drop();
   }
 }
 

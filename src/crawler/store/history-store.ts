@@ -5,7 +5,8 @@
  * retention that drops what is past its window. Reads are src/history/, shared with the API.
  *
  * Rollups are recomputed from the raw samples of an hour, never added to, so re-rolling an hour (each
- * crawl that finishes re-rolls its hour) gives the same rows. Layout and numbers: docs/storage.md.
+ * crawl that finishes re-rolls its hour) gives the same rows; server_day's day totals follow the hour's slot by
+ * difference, equal to recomputing them from the 24 slots. Layout and numbers: docs/storage.md.
  */
 import { Prisma } from "../../generated/prisma/client";
 import type { Db } from "../../shared/db";
@@ -18,6 +19,7 @@ import {
   PARTITION_LOCK_KEY,
 } from "./partitions";
 import { compactServerDays } from "./day-compaction";
+import { totalFromSlots, type ServerDayTotal } from "./server-day-totals";
 
 /** Advisory lock class of population re-rolls (the key is the hour or day). */
 const ROLLUP_LOCK_CLASS = 7_271_007;
@@ -42,22 +44,52 @@ export async function rollupRange(db: Db, from: Date, to: Date): Promise<void> {
 }
 
 /**
- * A server_day hourly array after the upsert below: its `slot` (1-24) replaced by the hour's value. The day
- * totals are computed from these in the same statement, so that a re-rolled hour writes each server's day
- * row once (a second statement that recomputed the totals from the arrays updated every row again: 2
- * server_day updates per server per crawl). Slices keep the arrays' positions aligned with each other.
+ * A server_day hourly array after the upsert below: its `slot` (1-24) replaced by the hour's value, for the totals
+ * a difference cannot give. Slices keep the arrays' positions aligned with each other.
  */
-function slotSet(column: string, slot: number): Prisma.Sql {
-  return Prisma.raw(
-    `(d.${column}[1:${slot - 1}] || EXCLUDED.${column}[${slot}] || d.${column}[${slot + 1}:24])`,
-  );
+function slotSet(column: string, slot: number): string {
+  return `(d.${column}[1:${slot - 1}] || EXCLUDED.${column}[${slot}] || d.${column}[${slot + 1}:24])`;
+}
+
+/**
+ * The day totals after the hour's slot `slot` is replaced, from the row's totals and the slot's old (`d.`) and new
+ * (`EXCLUDED.`) values: sums by difference; an extreme by LEAST / GREATEST unless the old slot held it and the new
+ * value moved away from it; the top map kept unless its own slot lost online samples or moved to another map. Only
+ * those cases recompute from the 24 slots (server-day-totals.ts). Exact while every row's totals equal its slots,
+ * which holds because this upsert is the only writer of server_day's slots and totals (day-compaction.ts moves rows
+ * whole) and is serialised per day. Recomputing every total from the slots was half of this statement's time.
+ */
+function totalsAfterSlot(slot: number): string {
+  const was = (c: string): string => `d.${c}[${slot}]`;
+  const now = (c: string): string => `EXCLUDED.${c}[${slot}]`;
+  const recompute = (t: ServerDayTotal): string => totalFromSlots(t, (c) => slotSet(c, slot));
+  const sum = (t: ServerDayTotal, c: string): string =>
+    `${t} = d.${t} - COALESCE(${was(c)}, 0) + COALESCE(${now(c)}, 0)`;
+  const extreme = (t: ServerDayTotal, c: string, kind: "min" | "max"): string => {
+    const [beyond, toward, pick] = kind === "min" ? [">", "<=", "LEAST"] : ["<", ">=", "GREATEST"];
+    return `${t} = CASE WHEN ${was(c)} IS NULL OR ${was(c)} ${beyond} d.${t} OR ${now(c)} ${toward} ${was(c)}
+        THEN ${pick}(d.${t}, ${now(c)}) ELSE ${recompute(t)} END`;
+  };
+  return [
+    sum("samples", "h_samples"),
+    sum("online", "h_online"),
+    extreme("players_min", "h_players_min", "min"),
+    extreme("players_max", "h_players_max", "max"),
+    sum("players_sum", "h_players_sum"),
+    extreme("bots_max", "h_bots_max", "max"),
+    // The top map has the most online samples over the slots with a map. It stays when the slot adds to it (its new
+    // map is the top map and it was another's or has no fewer online) or leaves it alone (no map now, another before).
+    `top_map = CASE WHEN d.top_map IS NULL THEN ${now("h_map")}
+        WHEN ${now("h_map")} = d.top_map AND (${was("h_map")} IS DISTINCT FROM d.top_map OR ${now("h_online")} >= ${was("h_online")})
+          OR ${now("h_map")} IS NULL AND ${was("h_map")} IS DISTINCT FROM d.top_map THEN d.top_map
+        ELSE ${recompute("top_map")} END`,
+  ].join(",\n      ");
 }
 
 async function rollupServerHour(db: Db, hour: Date): Promise<void> {
   const end = new Date(hour.getTime() + HOUR_MS);
   const day = utcDay(hour);
   const slot = hour.getUTCHours() + 1;
-  const after = (column: string): Prisma.Sql => slotSet(column, slot);
   // Arrays are 24 slots: the hour's value at `slot`, NULL elsewhere; on conflict only `slot` is set.
   // Two crawls finishing together roll the hour up one after the other: interleaved, the two upserts
   // over the same server_day rows deadlocked (40P01).
@@ -79,7 +111,7 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
     ), pad AS (SELECT ${slot}::int - 1 AS before, 24 - ${slot}::int AS after)
     INSERT INTO server_day AS d (game_server_id, day, samples, online, players_min, players_max, players_sum, bots_max, top_map,
       h_samples, h_online, h_players_min, h_players_max, h_players_sum, h_bots_max, h_map)
-    SELECT h.id, ${day}::date, h.samples, h.online, h.pmin, h.pmax, COALESCE(h.psum, 0), h.bmax, h.top_map,
+    SELECT h.id, ${day}::date, LEAST(h.samples, 32767), LEAST(h.online, 32767), h.pmin, h.pmax, COALESCE(h.psum, 0), h.bmax, h.top_map,
       array_fill(NULL::smallint, ARRAY[pad.before]) || LEAST(h.samples, 32767)::smallint || array_fill(NULL::smallint, ARRAY[pad.after]),
       array_fill(NULL::smallint, ARRAY[pad.before]) || LEAST(h.online, 32767)::smallint || array_fill(NULL::smallint, ARRAY[pad.after]),
       array_fill(NULL::smallint, ARRAY[pad.before]) || h.pmin || array_fill(NULL::smallint, ARRAY[pad.after]),
@@ -96,14 +128,7 @@ async function rollupServerHour(db: Db, hour: Date): Promise<void> {
       h_players_sum[${slot}::int] = EXCLUDED.h_players_sum[${slot}::int],
       h_bots_max[${slot}::int] = EXCLUDED.h_bots_max[${slot}::int],
       h_map[${slot}::int] = EXCLUDED.h_map[${slot}::int],
-      samples = COALESCE((SELECT sum(x) FROM unnest(${after("h_samples")}) x), 0),
-      online = COALESCE((SELECT sum(x) FROM unnest(${after("h_online")}) x), 0),
-      players_min = (SELECT min(x) FROM unnest(${after("h_players_min")}) x),
-      players_max = (SELECT max(x) FROM unnest(${after("h_players_max")}) x),
-      players_sum = COALESCE((SELECT sum(x) FROM unnest(${after("h_players_sum")}) x), 0),
-      bots_max = (SELECT max(x) FROM unnest(${after("h_bots_max")}) x),
-      top_map = (SELECT m FROM unnest(${after("h_map")}, ${after("h_online")}) AS u(m, o) WHERE m IS NOT NULL
-        GROUP BY m ORDER BY sum(o) DESC NULLS LAST, m LIMIT 1)`,
+      ${Prisma.raw(totalsAfterSlot(slot))}`,
     ],
     ROLLUP_TX_OPTIONS,
   );
