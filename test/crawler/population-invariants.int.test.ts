@@ -4,7 +4,8 @@
  * a real database, rolled up by the real rollupRange and read back by readPopulation. At every resolution,
  * for every key, with and without suspected fakes, min <= avg <= peak; the hourly ALL buckets match a model
  * computed here from the same samples (one moment = one crawl instant of any source, every server counted
- * once with its latest sample).
+ * once with its latest sample), and every hourly MAP and FOLDER bucket counts the servers seen under it (a server that
+ * changed map in the hour under each of its maps).
  */
 import fc from "fast-check";
 import { openCrawl } from "../../src/crawler/store/crawl-store";
@@ -86,6 +87,24 @@ interface ModelSample {
   at: number;
   crawl: number;
   players: number;
+  map: string | null;
+}
+
+/** Servers seen in `hour` (epoch ms) under a MAP or FOLDER key: distinct servers `counted` keeps with a sample there. */
+function modelSeen(
+  samples: ModelSample[],
+  scenario: Scenario,
+  hour: number,
+  k: { dimension: string; key: string },
+  counted: (server: number) => boolean,
+): number {
+  const under = (s: ModelSample): boolean =>
+    k.dimension === "MAP" ? s.map === k.key : FOLDERS[scenario.servers[s.server]!.folder] === k.key;
+  return new Set(
+    samples
+      .filter((s) => Math.floor(s.at / HOUR) * HOUR === hour && counted(s.server) && under(s))
+      .map((s) => s.server),
+  ).size;
 }
 
 /** Hourly ALL buckets computed from the samples as docs/storage.md defines them, over the servers `counted` keeps. */
@@ -182,7 +201,13 @@ describe("population rollup invariants", () => {
         await t.db.$executeRaw`
           INSERT INTO server_sample (game_server_id, crawl_at, crawl_id, online, players, bots, max_players, map, ping_ms)
           VALUES (${ids[server]!}, ${at}, ${crawl.id}, ${d.online}, ${players}, ${d.online ? 1 : null}, 64, ${d.online ? MAPS[d.map]! : null}, NULL)`;
-        written.push({ server, at: at.getTime(), crawl: crawl.id, players });
+        written.push({
+          server,
+          at: at.getTime(),
+          crawl: crawl.id,
+          players,
+          map: d.online ? MAPS[d.map]! : null,
+        });
       }
     }
     await rollupRange(t.db, START, new Date(START.getTime() + 3 * HOUR - 1));
@@ -196,7 +221,7 @@ describe("population rollup invariants", () => {
       SELECT DISTINCT dimension::text AS dimension, key FROM population_rollup WHERE resolution = ${resolution}::"RollupResolution"`;
   }
 
-  it("min <= avg <= peak at every resolution and key, with and without suspected fakes, and the hourly ALL bucket matches the model", async () => {
+  it("min <= avg <= peak at every resolution and key, with and without suspected fakes, and the hourly ALL bucket and the servers seen per map and folder match the model", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
@@ -237,6 +262,21 @@ describe("population rollup invariants", () => {
               peak: m.peak,
             });
             expect(p.playersAvg).toBeCloseTo(m.avg, 3);
+          }
+          const counted = (server: number): boolean =>
+            withSuspectedFakes || !scenario.servers[server]!.fake;
+          for (const k of await keysOf("HOUR")) {
+            if (k.dimension !== "MAP" && k.dimension !== "FOLDER") continue;
+            for (const p of await readPopulation(t.db, k, {
+              ...range,
+              resolution: "HOUR",
+              withSuspectedFakes,
+            }))
+              expect({ ...k, at: p.at, seen: p.serversSeen }).toEqual({
+                ...k,
+                at: p.at,
+                seen: modelSeen(samples, scenario, p.at.getTime(), k, counted),
+              });
           }
         }
       }),

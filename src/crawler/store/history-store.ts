@@ -149,6 +149,9 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
     [
       // Two sources finishing in the same hour re-roll it one after the other, not interleaved.
       db.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_CLASS}, ${Math.floor(hour.getTime() / HOUR_MS) % 2_000_000_000})`,
+      // Planned at a cost far past jit_above_cost, the statement below spent about a second compiling each time
+      // and ran no faster for it (docs/BENCHMARKS-history.md, 2026-12-06).
+      db.$executeRaw`SET LOCAL jit = off`,
       db.$executeRaw`DELETE FROM population_rollup WHERE resolution = 'HOUR' AND bucket_at = ${hour}`,
       db.$executeRaw`
       WITH moments AS (
@@ -199,12 +202,18 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
           (CASE WHEN count(*) < nm.n THEN 0 ELSE min(a_players) END)::int AS a_low, sum(a_bots) / nm.n AS a_bots_avg
         FROM per_moment, nm GROUP BY dimension, key, nm.n
       ), seen AS (
-        SELECT dim.dimension, dim.key, count(DISTINCT x.id) FILTER (WHERE NOT x.fake)::int AS h_seen, count(DISTINCT x.id)::int AS a_seen
-        FROM (SELECT DISTINCT id, app_id, folder, map, region, country, protocol, fake FROM s) x CROSS JOIN LATERAL (VALUES
-          ('ALL', ''), ('APP', x.app_id::text), ('FOLDER', NULLIF(x.folder, '')), ('MAP', NULLIF(x.map, '')),
+        -- Distinct servers per key, without count(DISTINCT) over every sample: a server's attributes but its map are
+        -- game_server's, the same in each of its samples, so its first sample counts it once; per map, each of the
+        -- hour's (server, map) pairs once.
+        SELECT dim.dimension, dim.key, count(*) FILTER (WHERE NOT x.fake)::int AS h_seen, count(*)::int AS a_seen
+        FROM (SELECT app_id, folder, region, country, protocol, fake FROM s WHERE first) x CROSS JOIN LATERAL (VALUES
+          ('ALL', ''), ('APP', x.app_id::text), ('FOLDER', NULLIF(x.folder, '')),
           ('REGION', x.region::text), ('COUNTRY', x.country::text), ('PROTOCOL', x.protocol)
         ) AS dim(dimension, key) WHERE dim.key IS NOT NULL
         GROUP BY dim.dimension, dim.key
+        UNION ALL
+        SELECT 'MAP', m.map, count(*) FILTER (WHERE NOT m.fake)::int, count(*)::int
+        FROM (SELECT DISTINCT id, map, fake FROM s WHERE map <> '') m GROUP BY m.map
       )
       INSERT INTO population_rollup (resolution, dimension, key, with_suspected_fakes, bucket_at, servers_online, servers_seen, players_avg, players_peak, players_min, bots_avg)
       SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, false, ${hour}::timestamptz, a.h_servers_online, s.h_seen, a.h_players_avg, a.h_peak, a.h_low, a.h_bots_avg
