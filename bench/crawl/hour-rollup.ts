@@ -52,24 +52,20 @@ async function main(): Promise<void> {
          (ARRAY['cstrike','tf','csgo','dod','garrysmod'])[1 + i % 5], (ARRAY[10, 440, 730, 300, 4000])[1 + i % 5], i % 8, now()
        FROM generate_series(1, ${servers}) i CROSS JOIN LATERAL (SELECT '127.100.0.0'::inet + (i / 100) AS ip) a`,
     );
-    // The day's earlier hours: 12 samples an hour, online, on the server's usual map.
+    // The day's earlier hours: 12 samples an hour, online, on the server's usual map; the totals are the slots'.
+    // One INSERT, as the day's first roll-up writes each row: no dead row versions before the crawls.
+    const earlier = (value: string, type: string): string =>
+      `array_fill((${value})::${type}, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::${type}, ARRAY[${24 - HOUR_OF_DAY}])`;
     await db.$executeRawUnsafe(
       `INSERT INTO server_day (game_server_id, day, samples, online, players_min, players_max, players_sum, bots_max, top_map,
          h_samples, h_online, h_players_min, h_players_max, h_players_sum, h_bots_max, h_map)
-       SELECT g.id, $1::date, 0, 0, NULL, NULL, 0, NULL, NULL,
-         array_fill(12::smallint, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::smallint, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill(12::smallint, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::smallint, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill((g.id % 10)::smallint, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::smallint, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill((g.id % 10 + 8)::smallint, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::smallint, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill((12 * (g.id % 10 + 4))::int, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::int, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill((g.id % 3)::smallint, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::smallint, ARRAY[${24 - HOUR_OF_DAY}]),
-         array_fill(g.map, ARRAY[${HOUR_OF_DAY}]) || array_fill(NULL::text, ARRAY[${24 - HOUR_OF_DAY}])
+       SELECT g.id, $1::date, ${HOUR_OF_DAY} * 12, ${HOUR_OF_DAY} * 12, g.id % 10, g.id % 10 + 8,
+         ${HOUR_OF_DAY} * 12 * (g.id % 10 + 4), g.id % 3, g.map,
+         ${earlier("12", "smallint")}, ${earlier("12", "smallint")}, ${earlier("g.id % 10", "smallint")},
+         ${earlier("g.id % 10 + 8", "smallint")}, ${earlier("12 * (g.id % 10 + 4)", "int")},
+         ${earlier("g.id % 3", "smallint")}, ${earlier("g.map", "text")}
        FROM game_server g`,
       day,
-    );
-    await db.$executeRawUnsafe(
-      `UPDATE server_day SET samples = ${HOUR_OF_DAY} * 12, online = ${HOUR_OF_DAY} * 12, players_min = h_players_min[1],
-         players_max = h_players_max[1], players_sum = ${HOUR_OF_DAY} * h_players_sum[1], bots_max = h_bots_max[1], top_map = h_map[1]`,
     );
     await ensureSamplePartition(db, hour);
     await db.$executeRawUnsafe("VACUUM ANALYZE server_day");
