@@ -10,7 +10,7 @@ import { ensureSamplePartition } from "../../src/crawler/store/partitions";
 import { SERVER_DAY_TOTALS_DRIFT_SQL } from "../../src/crawler/store/server-day-totals";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
-// Each of the property's runs rolls up to 10 hours; on a loaded machine that is seconds.
+// Each of the property's runs rolls an hour up after each of its up to 12 steps; on a loaded machine that is seconds.
 jest.setTimeout(300_000);
 
 const HOUR_MS = 3600_000;
