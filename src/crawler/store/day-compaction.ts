@@ -5,17 +5,10 @@
  * server_day_range (migration 20261124150000_server_day_month). Layout and numbers: docs/storage.md.
  */
 import type { Db } from "../../shared/db";
+import { SERVER_DAY_TOTALS } from "./server-day-totals";
 
 /** server_day's day totals: one element per day in server_day_month. */
-const DAY_COLUMNS = [
-  "samples",
-  "online",
-  "players_min",
-  "players_max",
-  "players_sum",
-  "bots_max",
-  "top_map",
-] as const;
+const DAY_COLUMNS = SERVER_DAY_TOTALS;
 
 /** server_day's hourly slots with their element type: 24 elements per day in server_day_month. */
 const HOUR_COLUMNS = [
