@@ -18,6 +18,10 @@ export interface SimulatorOptions {
   mix?: Partial<FleetMix>;
   /** Players' connection times run on, as on a real server (gsindex simulate --player-clock). */
   playerClock?: boolean;
+  /** Players leave and others join (gsindex simulate --player-sessions; implies the player clock). */
+  playerSessions?: boolean;
+  /** Seconds of the servers' life per second of the clock (--player-clock-rate). */
+  playerClockRate?: number;
   jsonOut: string;
 }
 
@@ -57,6 +61,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   ];
   if (options.mix) args.push("--mix", JSON.stringify(options.mix));
   if (options.playerClock === true) args.push("--player-clock");
+  if (options.playerSessions === true) args.push("--player-sessions");
+  if (options.playerClockRate !== undefined)
+    args.push("--player-clock-rate", String(options.playerClockRate));
   const child = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), args, {
     raiseFileLimit: true,
   });

@@ -25,6 +25,10 @@ export interface FleetLayout {
   mix?: Partial<FleetMix>;
   /** Players' connection times run on (gsindex simulate --player-clock). @defaultValue false */
   playerClock?: boolean;
+  /** Players leave and others join; implies playerClock (--player-sessions). @defaultValue false */
+  playerSessions?: boolean;
+  /** Seconds of the servers' life per second of the clock (--player-clock-rate). @defaultValue 1 */
+  playerClockRate?: number;
 }
 
 /** Fills in the defaults: one host per process, ceil(count / processes) servers on each. */
@@ -36,6 +40,8 @@ export function fleetLayout(options: {
   hosts?: string[];
   mix?: Partial<FleetMix>;
   playerClock?: boolean;
+  playerSessions?: boolean;
+  playerClockRate?: number;
 }): FleetLayout {
   const processes = options.processes ?? 1;
   const hosts = options.hosts ?? Array.from({ length: processes }, (_v, i) => `127.0.0.${i + 1}`);
@@ -49,7 +55,10 @@ export function fleetLayout(options: {
     hosts,
   };
   if (options.mix) layout.mix = options.mix;
-  if (options.playerClock === true) layout.playerClock = true;
+  if (options.playerClock === true || options.playerSessions === true) layout.playerClock = true;
+  if (options.playerSessions === true) layout.playerSessions = true;
+  if (options.playerClockRate !== undefined && options.playerClockRate !== 1)
+    layout.playerClockRate = options.playerClockRate;
   return layout;
 }
 
@@ -71,9 +80,11 @@ export function layoutSpecs(layout: FleetLayout): SimServerSpec[] {
  * wall clock as the player clock when the layout asks for one.
  */
 export function fleetOptions(layout: FleetLayout): StartFleetOptions {
-  return layout.playerClock === true
-    ? { prepareReplies: true, playerClockMs: () => Date.now() }
-    : { prepareReplies: true };
+  if (layout.playerClock !== true) return { prepareReplies: true };
+  const options: StartFleetOptions = { prepareReplies: true, playerClockMs: () => Date.now() };
+  if (layout.playerSessions === true) options.playerSessions = true;
+  if (layout.playerClockRate !== undefined) options.playerClockRate = layout.playerClockRate;
+  return options;
 }
 
 /** The index range [start, end) process `slice` serves. */
@@ -110,6 +121,9 @@ function childArgs(layout: FleetLayout, slice: number): string[] {
   ];
   if (layout.mix) args.push("--mix", JSON.stringify(layout.mix));
   if (layout.playerClock === true) args.push("--player-clock");
+  if (layout.playerSessions === true) args.push("--player-sessions");
+  if (layout.playerClockRate !== undefined)
+    args.push("--player-clock-rate", String(layout.playerClockRate));
   return args;
 }
 

@@ -16,9 +16,16 @@ import {
 } from "../protocol";
 import { splitResponse } from "./split-response";
 import { playersOf, rulesOf } from "./content";
+import { PlayerSessions } from "./player-sessions";
 import { LegacySimServer, isLegacySimProtocol } from "./legacy-server";
 import { behaviourOf } from "./behaviour";
-import type { SimBehaviour, SimReply, SimServerSpec, SimServerStats } from "./fleet-spec";
+import type {
+  SimBehaviour,
+  SimPlayer,
+  SimReply,
+  SimServerSpec,
+  SimServerStats,
+} from "./fleet-spec";
 import { Random, hash32, hashString } from "./random";
 
 export type { SimReply, SimServerStats } from "./fleet-spec";
@@ -35,6 +42,16 @@ export interface SimServerOptions {
    * the replies never change and a steady crawl writes only what it must for an unchanged server.
    */
   playerClockMs?: () => number;
+  /**
+   * With a player clock: players also leave and others join (player-sessions.ts), so a populated server's
+   * player names change between crawls as a real one's do. @defaultValue false
+   */
+  playerSessions?: boolean;
+  /**
+   * Seconds of the server's life per second of the player clock, so that a bench whose crawls follow each
+   * other within a minute or two sees what crawls minutes apart see. @defaultValue 1
+   */
+  playerClockRate?: number;
 }
 
 export class SimServer {
@@ -54,6 +71,10 @@ export class SimServer {
 
   private readonly playerClockMs: (() => number) | null;
   private readonly startedAtMs: number;
+  private readonly playerClockRate: number;
+  private readonly playerSessions: boolean;
+  /** Built at the first players reply, and again after setPopulation. */
+  private sessions: PlayerSessions | null = null;
   /** Seconds since the start that the cached players reply reports. */
   private playersAgeSeconds = 0;
 
@@ -63,6 +84,9 @@ export class SimServer {
   ) {
     this.playerClockMs = options.playerClockMs ?? null;
     this.startedAtMs = this.playerClockMs?.() ?? 0;
+    this.playerClockRate = options.playerClockRate ?? 1;
+    if (!(this.playerClockRate > 0)) throw new RangeError("playerClockRate must be above 0");
+    this.playerSessions = options.playerSessions === true;
     this.behaviour = behaviourOf(spec);
     this.legacy = isLegacySimProtocol(spec.protocol)
       ? new LegacySimServer(spec, spec.protocol, this.stats)
@@ -78,6 +102,7 @@ export class SimServer {
   setPopulation(players: number, bots = Math.min(this.spec.state.bots, players)): void {
     this.spec.state.players = Math.max(0, Math.min(players, this.spec.state.maxPlayers));
     this.spec.state.bots = Math.max(0, Math.min(bots, this.spec.state.players));
+    this.sessions = null;
     this.cache.clear();
   }
 
@@ -173,7 +198,9 @@ export class SimServer {
    */
   private content(kind: ContentKind): Buffer[] {
     if (kind === "players" && this.playerClockMs !== null) {
-      const ageSeconds = Math.floor((this.playerClockMs() - this.startedAtMs) / 1000);
+      const ageSeconds = Math.floor(
+        ((this.playerClockMs() - this.startedAtMs) * this.playerClockRate) / 1000,
+      );
       if (ageSeconds !== this.playersAgeSeconds) {
         this.playersAgeSeconds = ageSeconds;
         this.cache.delete(kind);
@@ -196,9 +223,8 @@ export class SimServer {
       case "goldsrc-info":
         return encodeInfoResponse(goldSrcInfoOf(this.spec));
       case "players": {
-        const players = playersOf(this.spec).map((p, index) => {
-          const duration = p.durationSeconds + this.playersAgeSeconds;
-          const entry = { index, name: p.name, score: p.score, duration };
+        const players = this.playersNow().map((p, index) => {
+          const entry = { index, name: p.name, score: p.score, duration: p.durationSeconds };
           return p.deaths === undefined
             ? entry
             : { ...entry, deaths: p.deaths, money: p.money ?? 0 };
@@ -213,6 +239,19 @@ export class SimServer {
         return encodeRulesResponse({ count: rules.length, rules });
       }
     }
+  }
+
+  /** The players at the age the players reply reports, their durations run on by it. */
+  private playersNow(): SimPlayer[] {
+    const age = this.playersAgeSeconds;
+    if (!this.playerSessions || this.playerClockMs === null)
+      return playersOf(this.spec).map((p) => ({ ...p, durationSeconds: p.durationSeconds + age }));
+    this.sessions ??= new PlayerSessions(
+      this.spec.seed ?? 0,
+      playersOf(this.spec),
+      this.spec.state.bots,
+    );
+    return this.sessions.at(age);
   }
 
   private split(payload: Buffer): Buffer[] {

@@ -1,6 +1,6 @@
 /**
  * `gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...]
- *  [--mix JSON] [--player-clock] [--json-out FILE]`: runs a deterministic fleet of simulated A2S servers on loopback
+ *  [--mix JSON] [--player-clock] [--player-sessions] [--player-clock-rate R] [--json-out FILE]`: runs a deterministic fleet of simulated A2S servers on loopback
  * until interrupted. P > 1 starts P child processes (one per loopback address), each one slice
  * (`--slice K/P`, internal). With --json-out the fleet (SimServerSpec[] plus the layout) is written
  * to FILE once every server is up; a master simulator or a bench can load it.
@@ -24,7 +24,7 @@ import type { CommandIo } from "./io";
 
 const command = defineCommand({
   name: "simulate",
-  usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--player-clock] [--json-out FILE]
+  usage: `usage: gsindex simulate --servers N [--processes P] [--seed S] [--base-port PORT] [--hosts A,B,...] [--mix JSON] [--player-clock] [--player-sessions] [--player-clock-rate R] [--json-out FILE]
 
 Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --servers     how many servers
@@ -34,6 +34,8 @@ Runs N simulated Valve A2S servers on loopback until interrupted (Ctrl-C).
   --hosts       loopback addresses, one per process (default 127.0.0.1, 127.0.0.2, ...)
   --mix         fractions of unusual servers, e.g. '{"silent":0,"bigRules":0.5}' (see FleetMix)
   --player-clock  players' connection times run on, as on a real server (default: every reply is the same)
+  --player-sessions  players also leave and others join (implies --player-clock; docs/simulator.md)
+  --player-clock-rate  seconds of the servers' life per second of the clock (default 1)
   --json-out    write {"layout":{...},"servers":[SimServerSpec...]} to this file once all are up
 Each server is one socket: a process holds about ulimit -n of them (children raise it to the hard limit).`,
   options: {
@@ -44,6 +46,8 @@ Each server is one socket: a process holds about ulimit -n of them (children rai
     hosts: { type: "string" },
     mix: { type: "string" },
     "player-clock": { type: "boolean" },
+    "player-sessions": { type: "boolean" },
+    "player-clock-rate": { type: "string" },
     "json-out": { type: "string" },
     slice: { type: "string" },
   },
@@ -116,6 +120,9 @@ export async function run(argv: string[], io: CommandIo = process): Promise<numb
     if (values.hosts !== undefined) options.hosts = values.hosts.split(",").map((h) => h.trim());
     if (values.mix !== undefined) options.mix = JSON.parse(values.mix) as Partial<FleetMix>;
     if (values["player-clock"] === true) options.playerClock = true;
+    if (values["player-sessions"] === true) options.playerSessions = true;
+    if (values["player-clock-rate"] !== undefined)
+      options.playerClockRate = integer(values["player-clock-rate"], "player-clock-rate", 1, 1);
     layout = fleetLayout(options);
     if (layout.basePort === 0 && processes > 1)
       throw new Error("--base-port 0 works with one process only");
