@@ -42,6 +42,12 @@ const CRAWL_DEADLINE_MS = 12 * 60_000;
 /** A crawl's close runs the shared-names rule and the roll-up: at most this long before the next crawl measured. */
 const FINISH_JOB_DEADLINE_MS = 3 * 60_000;
 const SOURCE_NAME = "bench-master";
+/**
+ * Seconds of the fleet's life per second of the bench: a server's crawls here follow each other about 75 s
+ * apart (a crawl and its close), which at 4x is the 5 minutes between a default index's queries of it.
+ */
+const PLAYER_CLOCK_RATE = 4;
+
 /** QUERY_INTERVAL_MS of the runs with steady crawls: longer than a run, so the scheduler starts no index crawl in it. */
 const INDEX_INTERVAL_MS = 3_600_000;
 /** The index's own cost: crawler + PostgreSQL CPU per server at most this multiple of the bare query library's. */
@@ -85,6 +91,9 @@ export interface CrawlRun extends CrawlWindow {
   discoveryClose: CloseWork | null;
   steadyClose: CloseWork | null;
   indexClose: CloseWork | null;
+  /** Whose player names the steady and index crawls changed (players leaving and joining). */
+  steadyNames: SteadyCrawls["steadyNames"];
+  indexNames: SteadyCrawls["indexNames"];
   /**
    * The bare query library (queryServer of src/protocol, what the crawler calls) over the same fleet,
    * same timeout, re-sends and concurrency, no database: its CPU per server is the floor the crawl's
@@ -176,7 +185,10 @@ export async function crawlOnce(
     basePort: 20000,
     // A real server's player list changes between any two crawls (its players' connection times run on),
     // so a steady crawl writes every populated server's list again; with fixed replies it would write none.
-    playerClock: true,
+    // Its players also leave and others join (docs/simulator.md), which changes the search table's rows too.
+    // The fleet's clock runs at PLAYER_CLOCK_RATE, so crawls a minute or two apart see a real cadence's churn.
+    playerSessions: true,
+    playerClockRate: PLAYER_CLOCK_RATE,
     jsonOut: path.join(outDir, `crawl-fleet-${count}.json`),
   });
   const master = await startSimValveMaster({
@@ -641,11 +653,12 @@ export async function runCrawlPart(
     runs.flatMap((r) => {
       const w = kind === "steady" ? r.steady : r.index;
       if (w === null) return [];
+      const names = kind === "steady" ? r.steadyNames : r.indexNames;
       return [
         [
           label(r),
           ...timeCells(r.servers, w),
-          `${found(w)}, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}`,
+          `${found(w)}, ${num(w.queried)} queried, ${num(w.answered)} answered, ${num(w.failed)} failed; UDP receive-buffer drops ${num(w.udpRcvbufErrors)}${names ? `; player names changed on ${num(names.changed)} of the ${num(names.withNames)} servers with players` : ""}`,
           cpuCell(w),
           costCell(r, kind),
         ],
@@ -730,7 +743,7 @@ export async function runCrawlPart(
     },
   ];
   const markdown = [
-    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules) with players' connection times running on (\`--player-clock\`: each populated server's player list differs from one crawl to the next, as a real server's does) and its servers' replies encoded as each process starts, before the crawl (docs/simulator.md says why), ` +
+    `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules) with players' connection times running on and players leaving and joining (\`--player-sessions --player-clock-rate ${PLAYER_CLOCK_RATE}\`: each populated server's player list differs from one crawl to the next, as a real server's does, and its names change as often as at a 5-minute cadence, the fleet's clock running ${PLAYER_CLOCK_RATE}x for crawls about 75 s apart; docs/simulator.md) and its servers' replies encoded as each process starts, before the crawl (docs/simulator.md says why), ` +
       "the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. " +
       `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',

@@ -39,6 +39,19 @@ export interface SteadyCrawls {
    * many, and the servers they queried; null when one of them was still open after the deadline.
    */
   indexBefore: { crawls: number; queried: number } | null;
+  /** Whose player names each crawl changed (namesChangedBy); null when that crawl was not measured. */
+  steadyNames: NamesChanged | null;
+  indexNames: NamesChanged | null;
+}
+
+/**
+ * The servers whose player names a crawl changed, of those with names before or after it. Each one is a new
+ * row version in game_server_search and new entries in its trigram indexes: work a fleet whose players never
+ * leave would keep out of the crawl.
+ */
+export interface NamesChanged {
+  changed: number;
+  withNames: number;
 }
 
 export interface SteadyContext {
@@ -90,6 +103,8 @@ export const NO_LATER_CRAWLS: SteadyCrawls = {
   steadyClose: null,
   indexClose: null,
   indexBefore: null,
+  steadyNames: null,
+  indexNames: null,
 };
 
 /** The listing steady crawl, then the index crawl, after the discovery crawl `discovery` closed. */
@@ -99,10 +114,38 @@ export async function crawlSteady(ctx: SteadyContext, discovery: CrawlRow): Prom
   const steady = await crawlAgain(ctx, ctx.sourceName, discovery.id, "steady");
   if (!steady.row?.finished_at) return { ...NO_LATER_CRAWLS, steady: steady.window, indexBefore };
   const steadyClose = await closeWorkOf(ctx, steady.row, "steady");
+  const steadyNames = await namesChangedSince(ctx.c);
   ctx.log("index crawl (every known server queried, nothing listed) on the same crawler");
   const index = await crawlAgain(ctx, INDEX_SOURCE_NAME, steady.row.id, "index");
   const indexClose = index.row?.finished_at ? await closeWorkOf(ctx, index.row, "index") : null;
-  return { steady: steady.window, index: index.window, steadyClose, indexClose, indexBefore };
+  const indexNames = indexClose ? await namesChangedSince(ctx.c) : null;
+  return {
+    steady: steady.window,
+    index: index.window,
+    steadyClose,
+    indexClose,
+    indexBefore,
+    steadyNames,
+    indexNames,
+  };
+}
+
+/** Every server's player names as they are, in this connection, before a crawl (outside its window). */
+async function snapshotNames(c: Client): Promise<void> {
+  await c.query("DROP TABLE IF EXISTS bench_names_before");
+  await c.query("CREATE TEMP TABLE bench_names_before AS SELECT id, player_names FROM game_server");
+}
+
+/** Counted after the crawl's close is measured (the close writes no player names), so it is in neither. */
+async function namesChangedSince(c: Client): Promise<NamesChanged> {
+  const row = (
+    await c.query<{ changed: string; with_names: string }>(
+      `SELECT count(*) FILTER (WHERE g.player_names IS DISTINCT FROM b.player_names)::text AS changed,
+              count(*) FILTER (WHERE g.player_names <> '' OR b.player_names <> '')::text AS with_names
+       FROM game_server g LEFT JOIN bench_names_before b USING (id)`,
+    )
+  ).rows[0];
+  return { changed: Number(row?.changed ?? 0), withNames: Number(row?.with_names ?? 0) };
 }
 
 /** The close's work after crawl `row`, which the next crawl waits for. */
@@ -172,6 +215,7 @@ async function crawlAgain(
   afterId: string,
   label: string,
 ): Promise<{ window: CrawlWindow; row: CrawlRow | undefined }> {
+  await snapshotNames(ctx.c);
   const meters = new CrawlMeters(ctx.simPids, ctx.crawlerPid);
   const started = performance.now();
   await triggerSourceCrawl(ctx.queues, (sql, params) => ctx.c.query(sql, params), sourceName);
