@@ -39,7 +39,7 @@ export interface SteadyCrawls {
    * many, and the servers they queried; null when one of them was still open after the deadline.
    */
   indexBefore: { crawls: number; queried: number } | null;
-  /** Whose player names each crawl changed (namesChangedBy); null when that crawl was not measured. */
+  /** Whose player names each crawl changed (namesChangedSince); null when that crawl was not measured. */
   steadyNames: NamesChanged | null;
   indexNames: NamesChanged | null;
 }
