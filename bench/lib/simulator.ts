@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { playerClockArgs } from "../../src/simulator/fleet-processes";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import type { FleetMix } from "../../src/simulator/make-fleet";
 import { repoRoot, spawnNode, stopChild, waitForLine } from "./child";
@@ -60,10 +61,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     options.jsonOut,
   ];
   if (options.mix) args.push("--mix", JSON.stringify(options.mix));
-  if (options.playerClock === true) args.push("--player-clock");
-  if (options.playerSessions === true) args.push("--player-sessions");
-  if (options.playerClockRate !== undefined)
-    args.push("--player-clock-rate", String(options.playerClockRate));
+  args.push(...playerClockArgs(options));
   const child = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), args, {
     raiseFileLimit: true,
   });

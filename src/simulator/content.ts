@@ -5,6 +5,11 @@ import { Random, hash32 } from "./random";
 
 const THE_SHIP_APP_ID = 2400;
 
+/** A human player's name as the fleet makes them: two name parts and a number. */
+export function humanName(random: Random): string {
+  return `${random.pick(NAME_PARTS.first)}${random.pick(NAME_PARTS.second)}${random.int(0, 99)}`;
+}
+
 export function playersOf(spec: SimServerSpec): SimPlayer[] {
   if (spec.playerList) return spec.playerList;
   const random = new Random(hash32(spec.seed ?? 0, 1));
@@ -12,9 +17,7 @@ export function playersOf(spec: SimServerSpec): SimPlayer[] {
   const list: SimPlayer[] = [];
   for (let i = 0; i < players; i++) {
     const isBot = i >= players - bots;
-    const name = isBot
-      ? `BOT ${random.pick(NAME_PARTS.second)}${i}`
-      : `${random.pick(NAME_PARTS.first)}${random.pick(NAME_PARTS.second)}${random.int(0, 99)}`;
+    const name = isBot ? `BOT ${random.pick(NAME_PARTS.second)}${i}` : humanName(random);
     // float32 on the wire: keep durations exactly representable so every client reads the same number.
     const player: SimPlayer = {
       name,

@@ -103,6 +103,18 @@ export function defaultCliScript(): string {
   return path.resolve(__dirname, "..", "..", "bin", "gsindex.js");
 }
 
+/** The `gsindex simulate` flags that ask for a layout's player clock, sessions and clock rate. */
+export function playerClockArgs(
+  options: Pick<FleetLayout, "playerClock" | "playerSessions" | "playerClockRate">,
+): string[] {
+  const args: string[] = [];
+  if (options.playerClock === true) args.push("--player-clock");
+  if (options.playerSessions === true) args.push("--player-sessions");
+  if (options.playerClockRate !== undefined)
+    args.push("--player-clock-rate", String(options.playerClockRate));
+  return args;
+}
+
 function childArgs(layout: FleetLayout, slice: number): string[] {
   const args = [
     "simulate",
@@ -120,10 +132,7 @@ function childArgs(layout: FleetLayout, slice: number): string[] {
     `${slice}/${layout.processes}`,
   ];
   if (layout.mix) args.push("--mix", JSON.stringify(layout.mix));
-  if (layout.playerClock === true) args.push("--player-clock");
-  if (layout.playerSessions === true) args.push("--player-sessions");
-  if (layout.playerClockRate !== undefined)
-    args.push("--player-clock-rate", String(layout.playerClockRate));
+  args.push(...playerClockArgs(layout));
   return args;
 }
 

@@ -6,7 +6,7 @@
  * client sees the same players at the same age.
  */
 import type { SimPlayer } from "./fleet-spec";
-import { NAME_PARTS } from "./games";
+import { humanName } from "./content";
 import { Random, hash32 } from "./random";
 
 const SESSION_SHAPE = 0.5;
@@ -52,17 +52,20 @@ export class PlayerSessions {
     this.reset();
   }
 
-  /** The players in the server at `ageSeconds` (whole seconds since it started; never less than before). */
+  /**
+   * The players in the server at `ageSeconds` (whole seconds since it started). Slots step forward from the
+   * last age asked; an earlier age starts them over, so the answer depends on the age alone.
+   */
   at(ageSeconds: number): SimPlayer[] {
     if (this.slots.some((s) => s.joinedAtSeconds > ageSeconds)) this.reset();
     const humans = this.players.length - this.bots;
     return this.players.map((player, index) => {
-      if (index >= humans)
-        return { ...player, durationSeconds: player.durationSeconds + ageSeconds };
-      const slot = this.advance(index, ageSeconds);
-      if (slot.generation === 0)
-        return { ...player, durationSeconds: player.durationSeconds + ageSeconds };
-      return this.newcomer(index, slot, ageSeconds, player);
+      if (index < humans) {
+        const slot = this.advance(index, ageSeconds);
+        if (slot.generation > 0) return this.newcomer(index, slot, ageSeconds, player);
+      }
+      // A bot, or the spec's own player still there: their time runs on.
+      return { ...player, durationSeconds: player.durationSeconds + ageSeconds };
     });
   }
 
@@ -96,7 +99,7 @@ export class PlayerSessions {
   private newcomer(index: number, slot: Slot, ageSeconds: number, was: SimPlayer): SimPlayer {
     const random = new Random(hash32(this.seed, 8, index, slot.generation));
     const player: SimPlayer = {
-      name: `${random.pick(NAME_PARTS.first)}${random.pick(NAME_PARTS.second)}${random.int(0, 99)}`,
+      name: humanName(random),
       score: random.int(0, 40),
       durationSeconds: ageSeconds - slot.joinedAtSeconds,
     };
