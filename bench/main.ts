@@ -7,7 +7,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseBenchArgs, type BenchOptions, type PartId } from "./lib/args";
+import {
+  BenchArgsError,
+  parseBenchArgs,
+  USAGE_LINES,
+  type BenchOptions,
+  type PartId,
+} from "./lib/args";
 import { repoRoot } from "./lib/child";
 import { describeMachine, type MachineInfo } from "./lib/machine";
 import { mib, num, seconds, table, verdictText, type PartResult } from "./lib/report";
@@ -99,10 +105,7 @@ function render(
     "",
     "## How to run",
     "",
-    "- `npm run bench`: every part, writes this file (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).",
-    "- `npm run bench -- --only query` (or decode, crawl, queue, storage, api, web, scale, cadence, shared-names; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers, cadence QUERY_FROM_INDEX behind a master at its real rate limit): some parts, written to bench/out/BENCHMARKS.partial.md.",
-    "- `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4` (`--scale-no-paced` leaves out its paced-listing runs), `--cadence-servers`, `--shared-names-servers 20000,100000`.",
-    "- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.",
+    ...USAGE_LINES,
     "",
     `Options of this run: \`${JSON.stringify(options)}\``,
     "",
@@ -115,7 +118,18 @@ function render(
 }
 
 async function main(): Promise<number> {
-  const options = parseBenchArgs(process.argv.slice(2));
+  let options: BenchOptions;
+  try {
+    options = parseBenchArgs(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof BenchArgsError)) throw err;
+    process.stderr.write(`bench: ${err.message} (--help lists the options)\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE_LINES.join("\n")}\n`);
+    return 0;
+  }
   const root = repoRoot();
   const outDir = path.join(root, "bench", "out");
   mkdirSync(outDir, { recursive: true });

@@ -1,5 +1,5 @@
 /** Options of `npm run bench -- ...`, parsed once (node's util.parseArgs). */
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export const PART_IDS = [
   "query",
@@ -15,7 +15,23 @@ export const PART_IDS = [
 ] as const;
 export type PartId = (typeof PART_IDS)[number];
 
+/** How to run the bench: `--help` prints it, and every report repeats it under "How to run". */
+export const USAGE_LINES = [
+  "- `npm run bench`: every part, writes docs/BENCHMARKS.md (needs PostgreSQL and Redis reachable: DATABASE_URL / REDIS_URL, else 127.0.0.1:5432 and :6379; the bench creates and drops its own databases).",
+  `- \`npm run bench -- --only query\` (or ${PART_IDS.slice(1).join(", ")}; comma separated; queue is the crawl on each queue backend, scale the crawl with 1, 2 and 4 workers, cadence QUERY_FROM_INDEX behind a master at its real rate limit): some parts, written to bench/out/BENCHMARKS.partial.md.`,
+  "- `--help` (or `-h`) prints this and runs nothing; `--small` for a quick run with small sizes; sizes are also options: `--query-servers`, `--concurrency`, `--passes` (warm passes after the cold one per query process, default 2), `--crawl-fleets 10000,100000`, `--storage-servers`, `--storage-days`, `--api-seconds`, `--scale-servers 20000 --scale-workers 1,2,4` (`--scale-no-paced` leaves out its paced-listing runs), `--cadence-servers`, `--shared-names-servers 20000,100000`.",
+  "- Also: `--out FILE` (where the report goes; `-` writes none), `--no-profile` (skips the CPU profiles), `--keep-db` (keeps the bench databases), `--crawl-baseline DIR` (another checkout's build crawls each fleet too, alternately), `--crawl-tuned KEY=VALUE,...` (a second crawl of the largest fleet with these settings), `--decode-ms`, `--raw-servers`, `--api-connections`.",
+  "- Real A2S captures are read from GSINDEX_SHARED_DIR, else ../shared/captures/a2s; the decoder part is skipped with a note without them.",
+];
+
+/** An option the bench does not take, or a value it cannot use: the operator's mistake, said in one line. */
+export class BenchArgsError extends Error {
+  override readonly name = "BenchArgsError";
+}
+
 export interface BenchOptions {
+  /** `--help`: print USAGE_LINES and run nothing. */
+  help: boolean;
   only: PartId[];
   /** Part 1: simulated servers and the concurrencies every contender is measured at. */
   queryServers: number;
@@ -64,7 +80,7 @@ export interface BenchOptions {
 function ints(text: string, name: string): number[] {
   const values = text.split(",").map((t) => Number(t.trim()));
   if (values.some((v) => !Number.isInteger(v) || v <= 0))
-    throw new Error(`--${name} takes positive whole numbers, comma separated`);
+    throw new BenchArgsError(`--${name} takes positive whole numbers, comma separated`);
   return values;
 }
 
@@ -74,41 +90,65 @@ function int(text: string | undefined, name: string, fallback: number): number {
   return value ?? fallback;
 }
 
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  only: { type: "string" },
+  "query-servers": { type: "string" },
+  concurrency: { type: "string" },
+  passes: { type: "string" },
+  "decode-ms": { type: "string" },
+  "crawl-fleets": { type: "string" },
+  "crawl-tuned": { type: "string" },
+  "crawl-baseline": { type: "string" },
+  "storage-servers": { type: "string" },
+  "storage-days": { type: "string" },
+  "raw-servers": { type: "string" },
+  "api-seconds": { type: "string" },
+  "api-connections": { type: "string" },
+  "scale-servers": { type: "string" },
+  "scale-workers": { type: "string" },
+  "scale-no-paced": { type: "boolean" },
+  "cadence-servers": { type: "string" },
+  "shared-names-servers": { type: "string" },
+  out: { type: "string" },
+  "keep-db": { type: "boolean" },
+  "no-profile": { type: "boolean" },
+  small: { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** Every long option the bench takes (its usage names each one). */
+export const OPTION_NAMES = Object.keys(OPTIONS);
+
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
+  let parsed;
+  try {
+    parsed = parseOptions(argv);
+  } catch (err) {
+    // node:util's own errors (an unknown option, a value missing) say what was wrong in their first line.
+    const why = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+    throw new BenchArgsError(why);
+  }
+  return optionsOf(parsed.values);
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv,
-    options: {
-      only: { type: "string" },
-      "query-servers": { type: "string" },
-      concurrency: { type: "string" },
-      passes: { type: "string" },
-      "decode-ms": { type: "string" },
-      "crawl-fleets": { type: "string" },
-      "crawl-tuned": { type: "string" },
-      "crawl-baseline": { type: "string" },
-      "storage-servers": { type: "string" },
-      "storage-days": { type: "string" },
-      "raw-servers": { type: "string" },
-      "api-seconds": { type: "string" },
-      "api-connections": { type: "string" },
-      "scale-servers": { type: "string" },
-      "scale-workers": { type: "string" },
-      "scale-no-paced": { type: "boolean" },
-      "cadence-servers": { type: "string" },
-      "shared-names-servers": { type: "string" },
-      out: { type: "string" },
-      "keep-db": { type: "boolean" },
-      "no-profile": { type: "boolean" },
-      small: { type: "boolean" },
-    },
+    strict: true,
+    allowPositionals: false,
+    options: OPTIONS,
   });
+}
+
+function optionsOf(values: ReturnType<typeof parseOptions>["values"]): BenchOptions {
   const small = values.small === true;
   const only =
     values.only === undefined ? [...PART_IDS] : values.only.split(",").map((p) => p.trim());
   for (const id of only)
     if (!(PART_IDS as readonly string[]).includes(id))
-      throw new Error(`--only: unknown part ${id} (parts: ${PART_IDS.join(", ")})`);
+      throw new BenchArgsError(`--only: unknown part ${id} (parts: ${PART_IDS.join(", ")})`);
   return {
+    help: values.help === true,
     only: only as PartId[],
     queryServers: int(values["query-servers"], "query-servers", small ? 500 : 5000),
     queryConcurrency:
