@@ -219,9 +219,10 @@ async function rollupPopulationHour(db: Db, hour: Date): Promise<void> {
       SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, false, ${hour}::timestamptz, a.h_servers_online, s.h_seen, a.h_players_avg, a.h_peak, a.h_low, a.h_bots_avg
       FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.h_moments > 0
       UNION ALL
-      -- Counted with suspected fakes: only where they changed the bucket.
+      -- Counted with suspected fakes: only where they changed the bucket. A fake's sample that covers no moment
+      -- (a later crawl of the same instant stands) still counts it as seen under its map.
       SELECT 'HOUR'::"RollupResolution", a.dimension::"PopulationDimension", a.key, true, ${hour}::timestamptz, a.a_servers_online, s.a_seen, a.a_players_avg, a.a_peak, a.a_low, a.a_bots_avg
-      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.has_fake`,
+      FROM agg a JOIN seen s ON s.dimension = a.dimension AND s.key = a.key WHERE a.has_fake OR s.a_seen > s.h_seen`,
     ],
     ROLLUP_TX_OPTIONS,
   );
