@@ -11,18 +11,17 @@
 import { parseArgs } from "node:util";
 import { createDb } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
-import { makeFleet } from "../../src/simulator/make-fleet";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { procCpuMs } from "../lib/simulator";
 import {
   listSimulatedFleet,
+  simulatedFleet,
   simulatedSource,
   simulatedStatusesById,
   writeSimulatedAnswers,
 } from "../lib/simulated-crawl";
 
 const BATCH_SIZE = 250;
-const HOSTS = 250;
 const COLUMNS = ["rules", "player_list", "raw", "player_names"];
 /** How far each player's time moves on between the two crawls: a 5-minute cadence. */
 const CRAWL_INTERVAL_SECONDS = 300;
@@ -88,11 +87,7 @@ async function main(): Promise<void> {
   });
   const servers = Number(values.servers ?? 50_000);
   const rounds = Number(values.rounds ?? 3);
-  const specs = makeFleet({
-    count: servers,
-    seed: 1,
-    hosts: Array.from({ length: HOSTS }, (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`),
-  });
+  const specs = simulatedFleet(servers);
   const us = (ms: number): string => ((1000 * ms) / servers).toFixed(1);
   console.log(
     `${servers} servers in batches of ${BATCH_SIZE}; PostgreSQL backend CPU per server: first answers, the next crawl's answers (players' times moved on)`,

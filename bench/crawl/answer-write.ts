@@ -15,19 +15,18 @@ import { parseArgs } from "node:util";
 import type { ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
-import { makeFleet } from "../../src/simulator/make-fleet";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { repoRoot } from "../lib/child";
 import { procCpuMs } from "../lib/simulator";
 import {
   listSimulatedFleet,
+  simulatedFleet,
   simulatedSource,
   simulatedStatusesById,
   writeSimulatedAnswers,
 } from "../lib/simulated-crawl";
 
 const BATCH_SIZE = 100;
-const HOSTS = 250;
 
 /** The two sort indexes of the API (LAST_SEEN, PING) as game_server had them, over columns every answer changes. */
 const PER_CRAWL_SORT_INDEXES = {
@@ -137,11 +136,7 @@ async function main(): Promise<void> {
   }
   const rounds = Number(values.rounds ?? 2);
   const crawls = Number(values.crawls ?? 1);
-  const specs = makeFleet({
-    count: servers,
-    seed: 1,
-    hosts: Array.from({ length: HOSTS }, (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`),
-  });
+  const specs = simulatedFleet(servers);
   const bench = await createBenchDb("answer_write");
   const db = createDb(bench.url, { max: 1 });
   try {

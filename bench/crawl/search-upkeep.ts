@@ -1,18 +1,16 @@
 /**
  * `node dist-bench/bench/crawl/search-upkeep.js [--servers 100000] [--rounds 2] [--crawls 2] [--churn 0.09]
- * [--setups logged,unlogged,none]`: what
- * keeping the API's search table (game_server_search and its two trigram indexes, kept by triggers on
- * game_server) costs the crawl's answer write when players come and go: with the table logged, unlogged, and not kept at
- * all (the update trigger dropped: the rest of the write, as a ceiling).
- * docs/BENCHMARKS-history.md, "The search table unlogged", has the figures.
+ * [--setups logged,unlogged,none]`: what keeping the API's search table (game_server_search and its two trigram
+ * indexes, kept by triggers on game_server) costs the crawl's answer write when players come and go: with the
+ * table logged, unlogged, and not kept at all (its update trigger disabled: the rest of the write, as a ceiling).
+ * docs/BENCHMARKS-history.md, "2026-12-06, evening: the search table unlogged", has the figures.
  *
  * The simulator's fleet is listed and answered once to fill the rows, then each measured crawl first replaces
  * each human player with a newcomer with probability --churn (0.09: the share of a server's slots that change
  * hands in 5 minutes with `gsindex simulate --player-sessions`) and writes every answer with the crawl's own
  * writeBatchOutcomes. A VACUUM of both tables and a CHECKPOINT come before each crawl: the first as autovacuum
- * keeps up between crawls, the second as PostgreSQL's default checkpoint_timeout (5
- * minutes) puts one between a default index's crawls: the first change of each page after it is written to the
- * WAL whole. One pool connection: its backend's CPU is read from /proc, and the WAL it made from
+ * keeps up between crawls, the second as PostgreSQL's default checkpoint_timeout (5 minutes) puts one between a
+ * default index's crawls: the first change of each page after it is written to the WAL whole. One pool connection: its backend's CPU is read from /proc, and the WAL it made from
  * pg_current_wal_lsn (nothing else writes to this server's WAL in the bench's database while it runs, but
  * another database's writers would add to it: run it on a quiet server).
  */
@@ -20,19 +18,18 @@ import { parseArgs } from "node:util";
 import type { ServerStatus } from "../../src/protocol";
 import { createDb, type Db } from "../../src/shared/db";
 import { humanName } from "../../src/simulator/content";
-import { makeFleet } from "../../src/simulator/make-fleet";
 import { Random } from "../../src/simulator/random";
 import { createBenchDb } from "../lib/bench-db";
 import { procCpuMs } from "../lib/simulator";
 import {
   listSimulatedFleet,
+  simulatedFleet,
   simulatedSource,
   simulatedStatusesById,
   writeSimulatedAnswers,
 } from "../lib/simulated-crawl";
 
 const BATCH_SIZE = 100;
-const HOSTS = 250;
 
 interface Setup {
   name: string;
@@ -40,31 +37,24 @@ interface Setup {
   sql: string[];
 }
 
-/** The search table's update trigger as migration 20261124190000_game_server_search makes it. */
-const UPDATE_TRIGGER = `CREATE TRIGGER "game_server_search_update" AFTER UPDATE OF "name", "player_names" ON "game_server"
-  FOR EACH ROW WHEN (OLD."name" IS DISTINCT FROM NEW."name" OR OLD."player_names" IS DISTINCT FROM NEW."player_names")
-  EXECUTE FUNCTION "game_server_search_sync"()`;
-const WITH_TRIGGER = [
-  `DROP TRIGGER IF EXISTS "game_server_search_update" ON "game_server"`,
-  UPDATE_TRIGGER,
-];
+const ENABLE = 'ALTER TABLE "game_server" ENABLE TRIGGER "game_server_search_update"';
 
 const SETUPS: Setup[] = [
   {
     name: "logged",
     label: "logged (as migrated)",
-    sql: [...WITH_TRIGGER, "ALTER TABLE game_server_search SET LOGGED"],
+    sql: [ENABLE, "ALTER TABLE game_server_search SET LOGGED"],
   },
   {
     name: "unlogged",
     label: "unlogged",
-    sql: [...WITH_TRIGGER, "ALTER TABLE game_server_search SET UNLOGGED"],
+    sql: [ENABLE, "ALTER TABLE game_server_search SET UNLOGGED"],
   },
   {
     // Not a layout: the rest of the write alone, what the upkeep is measured against.
     name: "none",
-    label: "no upkeep (update trigger dropped)",
-    sql: [`DROP TRIGGER IF EXISTS "game_server_search_update" ON "game_server"`],
+    label: "no upkeep (update trigger disabled)",
+    sql: ['ALTER TABLE "game_server" DISABLE TRIGGER "game_server_search_update"'],
   },
 ];
 
@@ -119,11 +109,7 @@ async function main(): Promise<void> {
   const crawls = Number(values.crawls ?? 2);
   const churn = Number(values.churn ?? 0.09);
   if (!(churn > 0 && churn <= 1)) throw new Error("--churn takes a share in (0, 1]");
-  const specs = makeFleet({
-    count: servers,
-    seed: 1,
-    hosts: Array.from({ length: HOSTS }, (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`),
-  });
+  const specs = simulatedFleet(servers);
   const random = new Random(7);
   const bench = await createBenchDb("search_upkeep");
   const db = createDb(bench.url, { max: 1 });

@@ -9,7 +9,20 @@ import { recordListing, writeBatchOutcomes } from "../../src/crawler/store/serve
 import type { ServerStatus } from "../../src/protocol";
 import type { Db } from "../../src/shared/db";
 import type { SimServerSpec } from "../../src/simulator/fleet-spec";
+import { makeFleet } from "../../src/simulator/make-fleet";
 import { simulatedListingRow, simulatedStatusOf } from "./simulated-answer";
+
+/**
+ * The fleet these benches write: the simulator's seed 1, its servers spread over 250 loopback hosts (never
+ * queried: only their specs and answers are used).
+ */
+export function simulatedFleet(count: number): SimServerSpec[] {
+  return makeFleet({
+    count,
+    seed: 1,
+    hosts: Array.from({ length: 250 }, (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`),
+  });
+}
 
 export interface ListedCrawl {
   crawlId: number;
