@@ -1,23 +1,65 @@
 /** The players and rules a simulated server reports, generated from its seed when the spec gives none. */
 import type { SimPlayer, SimRule, SimServerSpec } from "./fleet-spec";
-import { NAME_PARTS } from "./games";
+import { NAME_PARTS, SIM_GAMES } from "./games";
 import { Random, hash32 } from "./random";
 
 const THE_SHIP_APP_ID = 2400;
+const NAMELESS_SHARE_BY_APP_ID = new Map(
+  SIM_GAMES.map((g) => [g.appId, g.namelessPlayers ?? 0] as const),
+);
 
-/** A human player's name as the fleet makes them: two name parts and a number. */
+/** A few players share a common name; the rest are handles of their own. */
+const COMMON_NAME_SHARE = 0.03;
+
+function capitalised(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/**
+ * A human player's name as the fleet makes them. Real ones are mostly handles of their own, from any letters
+ * (docs/simulator.md, "Player names"): here two words or two to four syllables, with digits, a clan tag or a
+ * letter beyond ASCII on some, and a few common names many players share.
+ */
 export function humanName(random: Random): string {
-  return `${random.pick(NAME_PARTS.first)}${random.pick(NAME_PARTS.second)}${random.int(0, 99)}`;
+  if (random.chance(COMMON_NAME_SHARE)) return random.pick(NAME_PARTS.common);
+  let name: string;
+  let digits: boolean;
+  if (random.chance(0.25)) {
+    name = `${random.pick(NAME_PARTS.first)}${random.pick(NAME_PARTS.second)}`;
+    digits = random.chance(0.8);
+  } else {
+    const count = random.int(2, 4);
+    const syllables = Array.from({ length: count }, () => random.pick(NAME_PARTS.syllables));
+    name = random.chance(0.5) ? syllables.join("") : syllables.map(capitalised).join("");
+    digits = count === 2 || random.chance(0.3);
+  }
+  if (digits) name += String(random.int(0, random.chance(0.3) ? 99 : 9999));
+  if (random.chance(0.05)) name += random.pick(NAME_PARTS.accents);
+  if (random.chance(0.1)) {
+    const tag = Array.from({ length: random.int(2, 4) }, () =>
+      String.fromCharCode(65 + random.int(0, 25)),
+    );
+    name = `[${tag.join("")}]${name}`;
+  }
+  return name;
+}
+
+/** Whether this server sends every player's name empty: a share of some games' servers (SimGame.namelessPlayers). */
+export function hasNamelessPlayers(spec: SimServerSpec): boolean {
+  const share = NAMELESS_SHARE_BY_APP_ID.get(spec.state.appId) ?? 0;
+  return share > 0 && hash32(spec.seed ?? 0, 9) / 0x1_0000_0000 < share;
 }
 
 export function playersOf(spec: SimServerSpec): SimPlayer[] {
   if (spec.playerList) return spec.playerList;
   const random = new Random(hash32(spec.seed ?? 0, 1));
   const { players, bots, appId } = spec.state;
+  const nameless = hasNamelessPlayers(spec);
   const list: SimPlayer[] = [];
   for (let i = 0; i < players; i++) {
     const isBot = i >= players - bots;
-    const name = isBot ? `BOT ${random.pick(NAME_PARTS.second)}${i}` : humanName(random);
+    const generated = isBot ? `BOT ${random.pick(NAME_PARTS.second)}${i}` : humanName(random);
+    const name = nameless ? "" : generated;
     // float32 on the wire: keep durations exactly representable so every client reads the same number.
     const player: SimPlayer = {
       name,

@@ -11,6 +11,11 @@ export interface SimGame {
   /** Relative weight in a generated fleet. */
   weight: number;
   tags: readonly string[];
+  /**
+   * The share of its servers that answer A2S_PLAYER with every name empty, scores and times kept, as real Rust
+   * servers and some DayZ servers do (docs/simulator.md, "Player names"); none when absent.
+   */
+  namelessPlayers?: number;
 }
 
 export const SIM_GAMES: readonly SimGame[] = [
@@ -90,6 +95,7 @@ export const SIM_GAMES: readonly SimGame[] = [
     version: "1.26.159040",
     weight: 8,
     tags: ["battleye", "shard", "lqs0", "etm4.000000", "entm1.000000"],
+    namelessPlayers: 0.5,
   },
   {
     folder: "rust",
@@ -101,6 +107,7 @@ export const SIM_GAMES: readonly SimGame[] = [
     version: "2585",
     weight: 10,
     tags: ["monthly", "vanilla", "biweekly", "oxide"],
+    namelessPlayers: 1,
   },
   {
     folder: "left4dead2",
@@ -148,7 +155,7 @@ export const SIM_GAMES: readonly SimGame[] = [
   },
 ];
 
-/** Words player names are made of. */
+/** Words and syllables player names are made of (humanName, content.ts). */
 export const NAME_PARTS = {
   first: [
     "Dark",
@@ -186,6 +193,92 @@ export const NAME_PARTS = {
     "Noob",
     "King",
   ],
+  syllables: [
+    "ka",
+    "zu",
+    "mi",
+    "ro",
+    "tan",
+    "vel",
+    "dor",
+    "shi",
+    "ne",
+    "xa",
+    "lo",
+    "bri",
+    "gan",
+    "tor",
+    "fe",
+    "qui",
+    "yo",
+    "ark",
+    "ben",
+    "cro",
+    "dex",
+    "el",
+    "fin",
+    "gor",
+    "hex",
+    "ix",
+    "jax",
+    "kel",
+    "lum",
+    "mor",
+    "nyx",
+    "oz",
+    "pax",
+    "rin",
+    "sol",
+    "tek",
+    "ul",
+    "vor",
+    "wyn",
+    "zed",
+    "ma",
+    "ti",
+    "sa",
+    "ku",
+    "le",
+    "ra",
+    "po",
+    "di",
+    "an",
+    "er",
+    "on",
+    "us",
+    "is",
+    "ay",
+    "ee",
+    "oo",
+    "str",
+    "sk",
+    "th",
+    "ch",
+    "ph",
+    "gh",
+    "ry",
+    "ly",
+  ],
+  /** Names many players share: first names and the games' own defaults. */
+  common: [
+    "Player",
+    "unnamed",
+    "Alex",
+    "Max",
+    "Jack",
+    "kyle",
+    "Daniel",
+    "Anna",
+    "Chris",
+    "Sam",
+    "Leo",
+    "Mike",
+  ],
+  /**
+   * Letters a few names carry beyond ASCII: Latin-1 ones only, which every protocol's replies carry as they are
+   * (the older protocols' text is Latin-1).
+   */
+  accents: ["é", "ü", "ß", "ø", "ñ", "Æ", "¤", "©", "µ", "¿", "Ø", "ç"],
 } as const;
 
 export const SERVER_NAME_PARTS = {

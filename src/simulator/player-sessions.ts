@@ -99,7 +99,8 @@ export class PlayerSessions {
   private newcomer(index: number, slot: Slot, ageSeconds: number, was: SimPlayer): SimPlayer {
     const random = new Random(hash32(this.seed, 8, index, slot.generation));
     const player: SimPlayer = {
-      name: humanName(random),
+      // A server whose players are nameless (SimGame.namelessPlayers) sends its newcomers' names empty too.
+      name: was.name === "" ? "" : humanName(random),
       score: random.int(0, 40),
       durationSeconds: ageSeconds - slot.joinedAtSeconds,
     };
