@@ -22,6 +22,11 @@ export function isLegacySimProtocol(
   return protocol !== undefined && protocol !== "source" && protocol !== "bomberman";
 }
 
+/** A player name as the simulated legacy servers send it (ASCII only). */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, "");
+}
+
 export class LegacySimServer {
   private queryId: number;
 
@@ -61,6 +66,9 @@ export class LegacySimServer {
     const s = this.spec.state;
     const playerList = playersOf(this.spec).map((p, i) => ({
       ...p,
+      // ASCII only: the older protocols name no text encoding, and clients read bytes beyond ASCII differently
+      // (GameDig reads ASE's as UTF-8, gsindex as Latin-1), so a letter beyond it has no one right answer.
+      name: asciiOnly(p.name),
       pingMs: i >= s.players - s.bots ? 0 : 20 + ((i * 37) % 180),
     }));
     return { ...s, host: this.spec.host, playerList, rules: rulesOf(this.spec) };
