@@ -10,7 +10,8 @@
  * hands in 5 minutes with `gsindex simulate --player-sessions`) and writes every answer with the crawl's own
  * writeBatchOutcomes. A VACUUM of both tables and a CHECKPOINT come before each crawl: the first as autovacuum
  * keeps up between crawls, the second as PostgreSQL's default checkpoint_timeout (5 minutes) puts one between a
- * default index's crawls: the first change of each page after it is written to the WAL whole. One pool connection: its backend's CPU is read from /proc, and the WAL it made from
+ * default index's crawls: the first change of each page after it is written to the WAL whole. One pool
+ * connection: its backend's CPU is read from /proc, and the WAL it made from
  * pg_current_wal_lsn (nothing else writes to this server's WAL in the bench's database while it runs, but
  * another database's writers would add to it: run it on a quiet server).
  */

@@ -58,6 +58,7 @@ export function playersOf(spec: SimServerSpec): SimPlayer[] {
   const list: SimPlayer[] = [];
   for (let i = 0; i < players; i++) {
     const isBot = i >= players - bots;
+    // Drawn on a nameless server too, so that its scores and times are those it would have with names.
     const generated = isBot ? `BOT ${random.pick(NAME_PARTS.second)}${i}` : humanName(random);
     const name = nameless ? "" : generated;
     // float32 on the wire: keep durations exactly representable so every client reads the same number.

@@ -275,8 +275,8 @@ export const NAME_PARTS = {
     "Mike",
   ],
   /**
-   * Letters a few names carry beyond ASCII: Latin-1 ones only, which every protocol's replies carry as they are
-   * (the older protocols' text is Latin-1).
+   * Letters a few names carry beyond ASCII, in A2S replies (UTF-8); the legacy servers send names in ASCII only
+   * (legacy-server.ts asciiOnly).
    */
   accents: ["é", "ü", "ß", "ø", "ñ", "Æ", "¤", "©", "µ", "¿", "Ø", "ç"],
 } as const;
