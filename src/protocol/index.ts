@@ -66,6 +66,7 @@ export {
   type ServerQueryResult,
 } from "./valve/client";
 export { defaultTransport } from "./transport/default-transport";
+export { ipLiteralLookup } from "./transport/ip-literal-lookup";
 export {
   UdpTransport,
   canonicalIp,

@@ -7,6 +7,7 @@
  */
 import dgram from "node:dgram";
 import { isIP } from "node:net";
+import { ipLiteralLookup } from "../protocol";
 import type { SimServerSpec } from "./fleet-spec";
 import { SimServer, type SimServerOptions } from "./sim-server";
 
@@ -58,9 +59,11 @@ function bindOne(spec: SimServerSpec, serverOptions: SimServerOptions): Promise<
       );
       return;
     }
+    // Replies go to rinfo's address, always an IP literal.
     const socket = dgram.createSocket({
       type: family === 6 ? "udp6" : "udp4",
       ipv6Only: family === 6,
+      lookup: ipLiteralLookup(family === 6 ? 6 : 4),
     });
     const onError = (err: Error): void => {
       socket.close();

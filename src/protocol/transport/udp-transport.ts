@@ -21,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import { linkAbort } from "../abort-link";
 import { DEFAULT_RECEIVE_BUFFER_BYTES } from "../defaults";
 import { ProtocolError } from "../errors";
+import { ipLiteralLookup } from "./ip-literal-lookup";
 import type { ServerAddress } from "../types";
 
 /** Reassembles split responses from one remote; returns the full payload once complete. */
@@ -417,17 +418,11 @@ export class UdpTransport {
 
   private openSocket(family: Family): Promise<dgram.Socket> {
     return new Promise<dgram.Socket>((resolve, reject) => {
-      // Every address reaching the socket is an IP literal (acquire checks): answering node:dgram's
-      // lookup at once spares a dns.lookup call and a nextTick per datagram sent.
-      const lookup = (
-        address: string,
-        _family: unknown,
-        callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
-      ): void => callback(null, address, family);
+      // Every address reaching the socket is an IP literal (acquire checks).
       const socket = dgram.createSocket({
         type: family === 4 ? "udp4" : "udp6",
         ipv6Only: family === 6,
-        lookup: lookup as unknown as dgram.SocketOptions["lookup"],
+        lookup: ipLiteralLookup(family),
       });
       const onError = (err: Error): void =>
         reject(
