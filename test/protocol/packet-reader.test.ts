@@ -51,4 +51,22 @@ describe("PacketReader", () => {
     const r = new PacketReader(Buffer.from([0x61, 0xff, 0x62, 0]));
     expect(r.cstringExact()).toEqual({ value: "a\ufffdb", hex: "61ff62" });
   });
+
+  it("reads ASCII strings at their own offsets among UTF-8 strings and binary fields", () => {
+    // "héllo" in UTF-8, then a float whose bytes are >= 0x80, then ASCII, a byte, ASCII at the end.
+    const buf = Buffer.concat([
+      Buffer.from("68c3a96c6c6f00", "hex"),
+      Buffer.from("cdcccc3d", "hex"),
+      Buffer.from("de_dust2\0", "latin1"),
+      Buffer.from([0xfe]),
+      Buffer.from("csgo\0", "latin1"),
+    ]);
+    const r = new PacketReader(buf);
+    expect(r.cstringExact()).toEqual({ value: "h\u00e9llo" });
+    expect(r.f32le()).toBeCloseTo(0.1);
+    expect(r.cstringExact()).toEqual({ value: "de_dust2" });
+    expect(r.u8()).toBe(0xfe);
+    expect(r.cstring()).toBe("csgo");
+    expect(r.atEnd).toBe(true);
+  });
 });

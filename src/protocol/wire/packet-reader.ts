@@ -18,6 +18,8 @@ export interface DecodedString {
  */
 export class PacketReader {
   private position: number;
+  /** The whole packet as latin1 text, made at the first ASCII string read (cstringAscii says why). */
+  private text: string | undefined;
 
   constructor(
     readonly buffer: Buffer,
@@ -141,7 +143,9 @@ export class PacketReader {
    * The next NUL-terminated string when it is pure ASCII (nearly every name, map and folder), read
    * without a TextDecoder call or a subarray (the decoder's fixed cost dominates short strings);
    * null, with the position unchanged, when it holds a byte >= 0x80 or has no NUL (the caller then
-   * takes the general path, which also reports TRUNCATED).
+   * takes the general path, which also reports TRUNCATED). The string is a slice of the whole packet
+   * decoded once: a Buffer toString per string crosses into C++ each time, which was about a third of
+   * an A2S_INFO decode (docs/BENCHMARKS-history.md, decoder part).
    */
   private cstringAscii(): string | null {
     const buf = this.buffer;
@@ -151,7 +155,8 @@ export class PacketReader {
       const b = buf[i] as number;
       if (b === 0) {
         this.position = i + 1;
-        return buf.toString("latin1", start, i);
+        this.text ??= buf.toString("latin1");
+        return this.text.slice(start, i);
       }
       if (b >= 0x80) return null;
     }
