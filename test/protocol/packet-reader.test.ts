@@ -69,4 +69,29 @@ describe("PacketReader", () => {
     expect(r.cstring()).toBe("csgo");
     expect(r.atEnd).toBe(true);
   });
+
+  it("reads 32-bit integers of either sign and uint64s as exact decimal strings", () => {
+    const r = new PacketReader(Buffer.from("feffffff" + "feffffff" + "ff7f", "hex"));
+    expect(r.i32le()).toBe(-2);
+    expect(r.u32le()).toBe(0xfffffffe);
+    expect(r.u16le()).toBe(0x7fff);
+    const u64 = (value: bigint): string => {
+      const b = Buffer.alloc(8);
+      b.writeBigUInt64LE(value);
+      return new PacketReader(b).u64leDecimal();
+    };
+    for (const value of [
+      0n,
+      730n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      76561198000000001n,
+      2n ** 64n - 1n,
+    ])
+      expect(u64(value)).toBe(value.toString());
+    expect(() => new PacketReader(Buffer.alloc(7)).u64leDecimal()).toThrow(
+      expect.objectContaining({ code: "TRUNCATED", offset: 0 }),
+    );
+  });
 });

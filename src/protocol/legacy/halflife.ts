@@ -285,11 +285,11 @@ function decodeSourceInfo(r: PacketReader, text: (what: string) => string): Half
   const edf = r.atEnd ? null : r.u8("extra data flag"); // EDF is absent on old servers
   const flags = edf ?? 0;
   const gamePort = flags & 0x80 ? r.u16le("game port") : null;
-  const steamId = flags & 0x10 ? r.u64le("steam id").toString() : null;
+  const steamId = flags & 0x10 ? r.u64leDecimal("steam id") : null;
   const sourceTvPort = flags & 0x40 ? r.u16le("SourceTV port") : null;
   const sourceTvName = flags & 0x40 ? text("SourceTV name") : null;
   const keywords = flags & 0x20 ? text("keywords") : null;
-  const gameId = flags & 0x01 ? r.u64le("game id").toString() : null;
+  const gameId = flags & 0x01 ? r.u64leDecimal("game id") : null;
   return {
     type: "I",
     protocol,

@@ -150,7 +150,7 @@ export function decodeSourceInfoBody(reader: PacketReader): SourceInfo {
   const edf = reader.u8("extra data flag");
   info.edf = edf;
   if (edf & EDF_PORT) info.port = reader.u16le("game port");
-  if (edf & EDF_STEAM_ID) info.steamId = reader.u64le("steam id").toString();
+  if (edf & EDF_STEAM_ID) info.steamId = reader.u64leDecimal("steam id");
   if (edf & EDF_SOURCE_TV) {
     info.tvPort = reader.u16le("SourceTV port");
     const tvName = reader.cstringExact("SourceTV name");
@@ -162,7 +162,7 @@ export function decodeSourceInfoBody(reader: PacketReader): SourceInfo {
     info.keywords = keywords.value;
     if (keywords.hex !== undefined) info.keywordsHex = keywords.hex;
   }
-  if (edf & EDF_GAME_ID) info.gameId = reader.u64le("game id").toString();
+  if (edf & EDF_GAME_ID) info.gameId = reader.u64leDecimal("game id");
   return info;
 }
 

@@ -53,8 +53,10 @@ export class PacketReader {
     return start;
   }
 
+  // The fixed-size reads index the buffer themselves once need() has checked the bounds: Buffer's
+  // readUInt8 and the like check them again and validate the offset's type on every call.
   u8(what = "byte"): number {
-    return this.buffer.readUInt8(this.need(1, what));
+    return this.buffer[this.need(1, what)] as number;
   }
 
   i8(what = "byte"): number {
@@ -62,7 +64,9 @@ export class PacketReader {
   }
 
   u16le(what = "uint16"): number {
-    return this.buffer.readUInt16LE(this.need(2, what));
+    const at = this.need(2, what);
+    const b = this.buffer;
+    return (b[at] as number) | ((b[at + 1] as number) << 8);
   }
 
   u16be(what = "uint16"): number {
@@ -74,19 +78,35 @@ export class PacketReader {
   }
 
   i32le(what = "int32"): number {
-    return this.buffer.readInt32LE(this.need(4, what));
+    const at = this.need(4, what);
+    const b = this.buffer;
+    return (
+      (b[at] as number) |
+      ((b[at + 1] as number) << 8) |
+      ((b[at + 2] as number) << 16) |
+      ((b[at + 3] as number) << 24)
+    );
   }
 
   u32le(what = "uint32"): number {
-    return this.buffer.readUInt32LE(this.need(4, what));
+    return this.i32le(what) >>> 0;
   }
 
   u32be(what = "uint32"): number {
     return this.buffer.readUInt32BE(this.need(4, what));
   }
 
-  u64le(what = "uint64"): bigint {
-    return this.buffer.readBigUInt64LE(this.need(8, what));
+  /**
+   * A little-endian uint64 as a decimal string (SteamIDs, game ids). Values below 2^53 (every game id
+   * of a Steam game) are made from two 32-bit halves as a Number, without a BigInt and its toString.
+   */
+  u64leDecimal(what = "uint64"): string {
+    const at = this.need(8, what);
+    const b = this.buffer;
+    const low = b.readUInt32LE(at);
+    const high = b.readUInt32LE(at + 4);
+    if (high < 0x200000) return String(high * 0x100000000 + low);
+    return b.readBigUInt64LE(at).toString();
   }
 
   f32le(what = "float32"): number {
