@@ -165,7 +165,7 @@ export class PacketReader {
    * null, with the position unchanged, when it holds a byte >= 0x80 or has no NUL (the caller then
    * takes the general path, which also reports TRUNCATED). The string is a slice of the whole packet
    * decoded once: a Buffer toString per string crosses into C++ each time, which was about a third of
-   * an A2S_INFO decode (docs/BENCHMARKS-history.md, decoder part).
+   * an A2S_INFO decode (docs/BENCHMARKS-history.md, 2026-12-07, "the decoders' strings").
    */
   private cstringAscii(): string | null {
     const buf = this.buffer;
