@@ -78,7 +78,11 @@ export class PacketReader {
   }
 
   i32le(what = "int32"): number {
-    const at = this.need(4, what);
+    return this.int32At(this.need(4, what));
+  }
+
+  /** The signed little-endian 32 bits at `at`, which need() has checked. */
+  private int32At(at: number): number {
     const b = this.buffer;
     return (
       (b[at] as number) |
@@ -102,11 +106,10 @@ export class PacketReader {
    */
   u64leDecimal(what = "uint64"): string {
     const at = this.need(8, what);
-    const b = this.buffer;
-    const low = b.readUInt32LE(at);
-    const high = b.readUInt32LE(at + 4);
+    const low = this.int32At(at) >>> 0;
+    const high = this.int32At(at + 4) >>> 0;
     if (high < 0x200000) return String(high * 0x100000000 + low);
-    return b.readBigUInt64LE(at).toString();
+    return this.buffer.readBigUInt64LE(at).toString();
   }
 
   f32le(what = "float32"): number {
