@@ -25,6 +25,13 @@ const SUITES = [
   "test/crawler/redis-lost.int.test.ts", // a Redis fault test: needs a redis-server of its own
 ];
 
+/** The nested run's failed tests (jest's "●" blocks), or its last lines when it names none. */
+function failureReport(output: string): string[] {
+  const lines = output.split("\n");
+  const blocks = lines.flatMap((line, i) => (/^\s*● /.test(line) ? lines.slice(i, i + 40) : []));
+  return (blocks.length > 0 ? blocks : lines.slice(-60)).slice(0, 400);
+}
+
 function canIsolateNetwork(): boolean {
   if (process.getuid?.() !== 0) return false;
   return spawnSync("unshare", ["-n", "ip", "link", "set", "lo", "up"]).status === 0;
@@ -87,7 +94,9 @@ describe("the tests on a machine without Redis", () => {
       },
     );
     const summary = output.split("\n").filter((l) => /^(PASS|FAIL)|Tests:|skipped "/.test(l));
-    expect({ code, summary }).toEqual({ code: 0, summary: expect.any(Array) });
+    // On a failure the nested run's own reasons show in this test's report: its failed tests, or its end.
+    const why = code === 0 ? [] : failureReport(output);
+    expect({ code, summary, why }).toEqual({ code: 0, summary: expect.any(Array), why: [] });
     expect(output).toContain("queues: PostgreSQL (no REDIS_URL and no Redis on 127.0.0.1:6379");
     if (isolated) expect(output).toContain("PostgreSQL: embedded");
     expect(output).toMatch(
