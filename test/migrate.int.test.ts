@@ -422,3 +422,58 @@ describe("migration 20261206000000_game_server_answer_lz4", () => {
     expect(rules).toEqual({ n: 300, v: String((300 * 5) % 7) });
   });
 });
+
+describe("migration 20261207000000_player_name_arrivals", () => {
+  const MIGRATION = "20261207000000_player_name_arrivals";
+  const before = beforeMigration(MIGRATION);
+
+  it("moves player names to a table of arrivals, keeps names alone in game_server_search, and keeps both in step", async () => {
+    const t = before.db();
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO game_server (address, query_port, name, player_names) VALUES
+        ('192.0.2.1', 1, 'Dust Town', E'alice\\nbob'), ('192.0.2.1', 2, 'Empty', ''),
+        ('192.0.2.1', 3, NULL, 'carol'), ('192.0.2.1', 4, NULL, '')`);
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
+    const names = () =>
+      t.db.$queryRaw<{ query_port: number; name: string }[]>`
+        SELECT g.query_port, s.name FROM game_server_search s
+        JOIN game_server g ON g.id = s.game_server_id ORDER BY g.query_port`;
+    const arrivals = () =>
+      t.db.$queryRaw<{ query_port: number; names: string }[]>`
+        SELECT g.query_port, p.names FROM game_server_player_search p
+        JOIN game_server g ON g.id = p.game_server_id ORDER BY g.query_port, p.ctid`;
+    expect(await names()).toEqual([
+      { query_port: 1, name: "Dust Town" },
+      { query_port: 2, name: "Empty" },
+    ]);
+    expect(await arrivals()).toEqual([
+      { query_port: 1, names: "alice\nbob" },
+      { query_port: 3, names: "carol" },
+    ]);
+    const indexes = await t.db.$queryRaw<{ indexname: string }[]>`
+      SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%gin_trgm_ops%' ORDER BY indexname`;
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      "game_server_player_search_names_trgm_idx",
+      "game_server_search_name_trgm_idx",
+    ]);
+
+    await t.db.$executeRawUnsafe(`
+      UPDATE game_server SET player_names = E'bob\\ndave\\nerin' WHERE query_port = 1;
+      UPDATE game_server SET name = 'Renamed' WHERE query_port = 2;
+      UPDATE game_server SET name = NULL WHERE query_port = 1;
+      UPDATE game_server SET player_names = '' WHERE query_port = 3;
+      INSERT INTO game_server (address, query_port, name, player_names) VALUES ('192.0.2.1', 5, 'Fresh', 'frank')`);
+    expect(await names()).toEqual([
+      { query_port: 2, name: "Renamed" },
+      { query_port: 5, name: "Fresh" },
+    ]);
+    expect(await arrivals()).toEqual([
+      { query_port: 1, names: "alice\nbob" },
+      { query_port: 1, names: "dave\nerin" },
+      { query_port: 3, names: "carol" },
+      { query_port: 5, names: "frank" },
+    ]);
+    await t.db.$executeRawUnsafe("DELETE FROM game_server WHERE query_port IN (1, 5)");
+    expect((await arrivals()).map((a) => a.query_port)).toEqual([3]);
+  });
+});

@@ -1,9 +1,11 @@
 /**
  * `node dist-bench/bench/crawl/search-upkeep.js [--servers 100000] [--rounds 2] [--crawls 2] [--churn 0.09]
- * [--setups logged,unlogged,none]`: what keeping the API's search table (game_server_search and its two trigram
- * indexes, kept by triggers on game_server) costs the crawl's answer write when players come and go: with the
- * table logged, unlogged, and not kept at all (its update trigger disabled: the rest of the write, as a ceiling).
- * docs/BENCHMARKS-history.md, "2026-12-06, evening: the search table unlogged", has the figures.
+ * [--setups logged,unlogged,none]`: what keeping the API's player search (game_server_player_search, the names
+ * that arrived on each server, with its trigram index, kept by a trigger on game_server: migration
+ * 20261207000000_player_name_arrivals) costs the crawl's answer write when players come and go: with the table
+ * logged, unlogged, and not kept at all (its update trigger disabled: the rest of the write, as a ceiling); and
+ * what the close's compaction of it (src/crawler/store/player-name-search.ts) costs after each crawl.
+ * docs/BENCHMARKS-history.md, "2026-12-07: player names written as they arrive", has the figures.
  *
  * The simulator's fleet is listed and answered once to fill the rows, then each measured crawl first replaces
  * each human player with a newcomer with probability --churn (0.09: the share of a server's slots that change
@@ -13,10 +15,12 @@
  * default index's crawls: the first change of each page after it is written to the WAL whole. One pool
  * connection: its backend's CPU is read from /proc, and the WAL it made from
  * pg_current_wal_lsn (nothing else writes to this server's WAL in the bench's database while it runs, but
- * another database's writers would add to it: run it on a quiet server).
+ * another database's writers would add to it: run it on a quiet server). A server's rows reach the
+ * compaction's bound after about 12 crawls that brought it someone new: use --crawls 14 or more to see it work.
  */
 import { parseArgs } from "node:util";
 import type { ServerStatus } from "../../src/protocol";
+import { compactPlayerSearch } from "../../src/crawler/store/player-name-search";
 import { createDb, type Db } from "../../src/shared/db";
 import { humanName } from "../../src/simulator/content";
 import { Random } from "../../src/simulator/random";
@@ -38,24 +42,25 @@ interface Setup {
   sql: string[];
 }
 
-const ENABLE = 'ALTER TABLE "game_server" ENABLE TRIGGER "game_server_search_update"';
+const TRIGGER = '"game_server_player_search_update"';
+const ENABLE = `ALTER TABLE "game_server" ENABLE TRIGGER ${TRIGGER}`;
 
 const SETUPS: Setup[] = [
   {
     name: "logged",
     label: "logged (as migrated)",
-    sql: [ENABLE, "ALTER TABLE game_server_search SET LOGGED"],
+    sql: [ENABLE, "ALTER TABLE game_server_player_search SET LOGGED"],
   },
   {
     name: "unlogged",
     label: "unlogged",
-    sql: [ENABLE, "ALTER TABLE game_server_search SET UNLOGGED"],
+    sql: [ENABLE, "ALTER TABLE game_server_player_search SET UNLOGGED"],
   },
   {
     // Not a layout: the rest of the write alone, what the upkeep is measured against.
     name: "none",
     label: "no upkeep (update trigger disabled)",
-    sql: ['ALTER TABLE "game_server" DISABLE TRIGGER "game_server_search_update"'],
+    sql: [`ALTER TABLE "game_server" DISABLE TRIGGER ${TRIGGER}`],
   },
 ];
 
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
           const changed = churnPlayers(answers, churn, random);
           // As autovacuum would between crawls: without it every crawl meets the dead rows of all before it, and
           // the setup measured later in a round pays for more of them.
-          await db.$executeRawUnsafe("VACUUM game_server, game_server_search");
+          await db.$executeRawUnsafe("VACUUM game_server, game_server_player_search");
           await db.$executeRawUnsafe("CHECKPOINT");
           const lsn = await walLsn(db);
           const cpuBefore = procCpuMs(backendPid);
@@ -157,6 +162,13 @@ async function main(): Promise<void> {
             `round ${round}, ${setup.label}, crawl ${crawl}: ${changed} servers changed; ` +
               `PostgreSQL ${((1000 * cpuMs) / changed).toFixed(0)} us and WAL ${(walBytes / changed / 1024).toFixed(1)} kB per changed server ` +
               `(${((1000 * cpuMs) / servers).toFixed(1)} us and ${(walBytes / servers / 1024).toFixed(1)} kB per server written)`,
+          );
+          if (setup.name === "none") continue;
+          const compactBefore = procCpuMs(backendPid);
+          const compacted = await compactPlayerSearch(db);
+          const compactMs = procCpuMs(backendPid) - compactBefore;
+          console.log(
+            `  the close's compaction: ${compacted} servers' rows replaced, PostgreSQL ${((1000 * compactMs) / servers).toFixed(1)} us per server written`,
           );
         }
       }

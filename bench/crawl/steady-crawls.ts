@@ -45,9 +45,9 @@ export interface SteadyCrawls {
 }
 
 /**
- * The servers whose player names a crawl changed, of those with names before or after it. Each one is a new
- * row version in game_server_search and new entries in its trigram indexes: work a fleet whose players never
- * leave would keep out of the crawl.
+ * The servers whose player names a crawl changed, of those with names before or after it. Each one that
+ * gained a player writes a row of the names that arrived into game_server_player_search and its trigram index:
+ * work a fleet whose players never leave would keep out of the crawl.
  */
 export interface NamesChanged {
   changed: number;

@@ -43,6 +43,7 @@ import {
   type FinishResult,
 } from "./store/crawl-store";
 import { checkSharedPlayerNames } from "./store/shared-names";
+import { compactPlayerSearch } from "./store/player-name-search";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
 import { JobNotStartedError } from "./job-not-started";
 import { rollupRange } from "./store/history-store";
@@ -698,6 +699,14 @@ export async function finishCrawl(deps: CrawlDeps, job: FinishCrawlJob): Promise
   }
   // Idempotent: re-rolling the crawl's hours gives the same rows.
   await coalescedRollup(deps.db, crawl.startedAt);
+  // Player search is exact without it (the filter checks current names): a failure only leaves the table
+  // larger until the next close.
+  await compactPlayerSearch(deps.db).catch((err: unknown) =>
+    deps.logger.warn(
+      { crawl: crawl.key, err: err instanceof Error ? err.message : String(err) },
+      "player search compaction failed: the next close compacts",
+    ),
+  );
   deps.onEvent?.({ type: "finished", crawlId: crawl.id });
 }
 

@@ -223,13 +223,25 @@ describe("crawl writes per server", () => {
     );
   });
 
-  it("an answer writes the search text (and its trigram index entries) only when a name changed", async () => {
+  it("an answer writes the server's name for search only when it changes, and of its players only those who arrived", async () => {
     await t.db.$executeRawUnsafe("DELETE FROM game_server");
-    const names = async (): Promise<{ name: string | null; player_names: string }[]> =>
-      t.db.$queryRawUnsafe(
-        "SELECT s.name, s.player_names FROM game_server_search s JOIN game_server g ON g.id = s.game_server_id ORDER BY g.query_port",
+    const names = async (): Promise<string[]> =>
+      (
+        await t.db.$queryRawUnsafe<{ name: string }[]>(
+          "SELECT s.name FROM game_server_search s JOIN game_server g ON g.id = s.game_server_id ORDER BY g.query_port",
+        )
+      ).map((r) => r.name);
+    // Each server's rows of arrivals, oldest first.
+    const arrivals = async (): Promise<string[][]> => {
+      const rows = await t.db.$queryRawUnsafe<{ query_port: number; names: string }[]>(
+        `SELECT g.query_port, p.names FROM game_server_player_search p JOIN game_server g ON g.id = p.game_server_id
+        ORDER BY g.query_port, p.ctid`,
       );
-    const answer = async (key: string, players: string[]): Promise<void> => {
+      return [27201, 27202].map((port) =>
+        rows.filter((r) => r.query_port === port).map((r) => r.names),
+      );
+    };
+    const answer = async (key: string, players: string[], name = (id: number) => `s${id}`) => {
       const c = await openOne(key);
       const [batchKey] = await list(c, [row(27201), row(27202)], true);
       const batch = await t.db.crawlBatch.findUniqueOrThrow({
@@ -244,7 +256,7 @@ describe("crawl writes per server", () => {
           serverId: id,
           kind: "answered" as const,
           status: makeStatus({
-            name: `s${id}`,
+            name: name(id),
             players: players.length,
             playerList: players.map((name) => ({ name, score: 0, durationSeconds: 1 })),
           }),
@@ -258,19 +270,30 @@ describe("crawl writes per server", () => {
     await list(listed, [row(27201), row(27202)], true);
     await close(listed.c.id);
     expect(await names()).toEqual([]);
+    expect(await arrivals()).toEqual([[], []]);
 
     await answer("n1", ["alice", "bob"]);
     const servers = await t.db.gameServer.findMany({ orderBy: { queryPort: "asc" } });
-    expect(await names()).toEqual(
-      servers.map((s) => ({ name: `s${s.id}`, player_names: "alice\nbob" })),
-    );
+    expect(await names()).toEqual(servers.map((s) => `s${s.id}`));
+    expect(await arrivals()).toEqual([["alice\nbob"], ["alice\nbob"]]);
     await resetCounts();
     await answer("n2", ["alice", "bob"]);
     expect(await updates("game_server")).toBe(2);
     expect(await updates("game_server_search")).toBe(0);
-    await answer("n3", ["carol"]);
+    expect(await arrivals()).toEqual([["alice\nbob"], ["alice\nbob"]]);
+    // Bob left and carol came: carol's row alone; the name is not written again.
+    await answer("n3", ["alice", "carol"]);
+    expect(await updates("game_server_search")).toBe(0);
+    expect(await arrivals()).toEqual([
+      ["alice\nbob", "carol"],
+      ["alice\nbob", "carol"],
+    ]);
+    // Everyone left: nothing to write.
+    await answer("n4", []);
+    expect((await arrivals()).map((a) => a.length)).toEqual([2, 2]);
+    await answer("n5", [], (id) => `renamed ${id}`);
     expect(await updates("game_server_search")).toBe(2);
-    expect((await names()).map((n) => n.player_names)).toEqual(["carol", "carol"]);
+    expect(await names()).toEqual(servers.map((s) => `renamed ${s.id}`));
   });
 
   it("an answer with the same rules keeps their TOAST copy; new rules replace it", async () => {

@@ -21,6 +21,16 @@ function text(path: string, value: string): string {
   return t;
 }
 
+/**
+ * A player name to look for. The stored names are one per line (game_server.player_names), so a text with a
+ * line break is refused rather than matched across two players.
+ */
+function playerNameText(path: string, value: string): string {
+  const t = text(path, value);
+  if (t.includes("\n")) throw new BadUserInputError(path, "must not contain a line break");
+  return t;
+}
+
 function list<T>(path: string, values: readonly T[]): readonly T[] {
   if (values.length === 0) throw new BadUserInputError(path, "must not be an empty list");
   if (values.length > MAX_LIST) throw new BadUserInputError(path, `more than ${MAX_LIST} values`);
@@ -67,15 +77,19 @@ export function buildServerWhere(
 
   if (f.excludeSuspectedFakes ?? true)
     conds.push(Prisma.sql`NOT g.suspected_fake AND NOT g.is_relay`);
-  // Through game_server_search, where the trigram indexes of both texts are (a copy kept by triggers).
+  // Through game_server_search, where the name's trigram index is (a copy kept by triggers).
   if (f.search != null)
     conds.push(
       Prisma.sql`g.id IN (SELECT s.game_server_id FROM game_server_search s WHERE s.name ILIKE ${"%" + likeLiteral(text(p("search"), f.search)) + "%"})`,
     );
-  if (f.playerName != null)
+  // game_server_player_search's trigram index finds the servers any of whose names since its last compaction
+  // match (src/crawler/store/player-name-search.ts); their current names decide.
+  if (f.playerName != null) {
+    const pattern = "%" + likeLiteral(playerNameText(p("playerName"), f.playerName)) + "%";
     conds.push(
-      Prisma.sql`g.id IN (SELECT s.game_server_id FROM game_server_search s WHERE s.player_names ILIKE ${"%" + likeLiteral(text(p("playerName"), f.playerName)) + "%"})`,
+      Prisma.sql`g.id IN (SELECT s.game_server_id FROM game_server_player_search s WHERE s.names ILIKE ${pattern}) AND g.player_names ILIKE ${pattern}`,
     );
+  }
   if (f.folder != null) conds.push(Prisma.sql`g.folder = ${text(p("folder"), f.folder)}`);
   if (f.appId != null) conds.push(Prisma.sql`g.app_id = ${count(p("appId"), f.appId)}`);
   if (f.map != null) {
