@@ -55,7 +55,8 @@ CREATE FUNCTION "game_server_player_search_arrivals"() RETURNS trigger LANGUAGE 
 DECLARE
   arrived TEXT;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
+  -- A first answer, or players on a server that had none: every name arrived.
+  IF TG_OP = 'INSERT' OR OLD."player_names" = '' THEN
     arrived := NEW."player_names";
   ELSE
     SELECT string_agg(n, E'\n') INTO arrived
