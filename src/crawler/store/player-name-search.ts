@@ -5,7 +5,6 @@
  * game_server.player_names. A server whose rows pile up gets them replaced by one row of its current names,
  * so the table stays near one list per server and searches do not wade through names long gone.
  */
-import { inTransaction, countOf } from "./batch-write";
 import { pgPoolOf, type Db } from "../../shared/db";
 
 /**
@@ -26,21 +25,20 @@ export async function compactPlayerSearch(
   db: Db,
   maxRows: number = PLAYER_SEARCH_ROWS_PER_SERVER,
 ): Promise<number> {
-  return inTransaction(pgPoolOf(db), (tx) =>
-    countOf(
-      tx,
-      `WITH crowded AS (
-        SELECT game_server_id FROM game_server_player_search GROUP BY game_server_id HAVING count(*) > $1::int
-      ), gone AS (
-        DELETE FROM game_server_player_search p USING crowded c WHERE p.game_server_id = c.game_server_id
-        RETURNING p.game_server_id
-      ), compacted AS (
-        SELECT DISTINCT game_server_id FROM gone
-      )
-      INSERT INTO game_server_player_search (game_server_id, names)
-      SELECT g.id, g.player_names FROM game_server g JOIN compacted c ON c.game_server_id = g.id
-      WHERE g.player_names <> ''`,
-      [maxRows],
-    ),
+  // One statement, atomic by itself: no transaction around it.
+  const result = await pgPoolOf(db).query(
+    `WITH crowded AS (
+      SELECT game_server_id FROM game_server_player_search GROUP BY game_server_id HAVING count(*) > $1::int
+    ), gone AS (
+      DELETE FROM game_server_player_search p USING crowded c WHERE p.game_server_id = c.game_server_id
+      RETURNING p.game_server_id
+    ), compacted AS (
+      SELECT DISTINCT game_server_id FROM gone
+    )
+    INSERT INTO game_server_player_search (game_server_id, names)
+    SELECT g.id, g.player_names FROM game_server g JOIN compacted c ON c.game_server_id = g.id
+    WHERE g.player_names <> ''`,
+    [maxRows],
   );
+  return result.rowCount ?? 0;
 }
