@@ -477,3 +477,43 @@ describe("migration 20261207000000_player_name_arrivals", () => {
     expect((await arrivals()).map((a) => a.query_port)).toEqual([3]);
   });
 });
+
+describe("migration 20261207100000_player_arrivals_old_list_once", () => {
+  const MIGRATION = "20261207100000_player_arrivals_old_list_once";
+  const before = beforeMigration(MIGRATION);
+
+  it("keeps writing exactly the names that arrive, with the old list split once", async () => {
+    const t = before.db();
+    const crowd = Array.from({ length: 40 }, (_, i) => `player${i}`);
+    await t.db.$executeRawUnsafe(
+      `INSERT INTO game_server (address, query_port, name, player_names) VALUES
+        ('192.0.2.1', 1, 'Crowded', $1), ('192.0.2.1', 2, 'Small', E'bobby\\ncarol')`,
+      crowd.join("\n"),
+    );
+    expect(await before.apply()).toMatchObject({ applied: [MIGRATION] });
+    const arrivals = () =>
+      t.db.$queryRaw<{ query_port: number; names: string }[]>`
+        SELECT g.query_port, p.names FROM game_server_player_search p
+        JOIN game_server g ON g.id = p.game_server_id ORDER BY g.query_port, p.ctid`;
+
+    // One left and two came (one of them twice); a name inside an old one ("bob" in "bobby") is new; players
+    // who only left write nothing; a list emptied and filled again counts every name as arrived.
+    const next = [...crowd.slice(1), "newcomer", "dave", "dave"];
+    await t.db.$executeRawUnsafe(
+      "UPDATE game_server SET player_names = $1 WHERE query_port = 1",
+      next.join("\n"),
+    );
+    await t.db.$executeRawUnsafe(`
+      UPDATE game_server SET player_names = E'bob\\nbobby\\ncarol' WHERE query_port = 2;
+      UPDATE game_server SET player_names = 'bobby' WHERE query_port = 2;
+      UPDATE game_server SET player_names = '' WHERE query_port = 2;
+      UPDATE game_server SET player_names = 'carol' WHERE query_port = 2`);
+    expect(await arrivals()).toEqual([
+      { query_port: 1, names: crowd.join("\n") },
+      { query_port: 1, names: "newcomer\ndave\ndave" },
+      { query_port: 2, names: "bobby\ncarol" },
+      { query_port: 2, names: "bob" },
+      { query_port: 2, names: "carol" },
+    ]);
+  });
+});
