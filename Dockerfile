@@ -17,5 +17,6 @@ COPY --from=build /app/bin ./bin
 COPY --from=build /app/prisma ./prisma
 EXPOSE 4000
 USER node
+# The node flag is one V8 reads only at start (src/service/node-flags.ts).
 # gsindex serve applies the committed migrations (MIGRATE_ON_START), then runs the API, the scheduler, the workers and the management server.
-CMD ["node", "bin/gsindex.js", "serve"]
+CMD ["node", "--max-semi-space-size=32", "bin/gsindex.js", "serve"]

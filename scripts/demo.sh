@@ -6,4 +6,4 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 node scripts/build-if-stale.js
-exec node scripts/with-services.js --database gsindex_demo -- node bin/gsindex.js demo "$@"
+exec node scripts/with-services.js --database gsindex_demo -- node --max-semi-space-size=32 bin/gsindex.js demo "$@"

@@ -7,4 +7,4 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 node scripts/build-if-stale.js
-exec node scripts/with-services.js --database gsindex -- node bin/gsindex.js serve "$@"
+exec node scripts/with-services.js --database gsindex -- node --max-semi-space-size=32 bin/gsindex.js serve "$@"

@@ -16,7 +16,7 @@ import { freePort } from "../../src/shared/free-port";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
-import { repoRoot, spawnNode, stopChild } from "../lib/child";
+import { repoRoot, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
 import { latestProfile, profileMarkdown, summariseProfile } from "../lib/profile";
 import { mib, num, table, type PartResult, type Verdict } from "../lib/report";
 import { connect, otherBackendPids } from "../lib/bench-db";
@@ -183,7 +183,7 @@ async function startApi(
   };
   const api = spawnNode(path.join(root, "bin", "gsindex.js"), ["serve", "--role", "api"], {
     env,
-    nodeArgs,
+    nodeArgs: [...serviceNodeArgs(env), ...nodeArgs],
   });
   api.stdout?.resume();
   api.stderr?.resume();

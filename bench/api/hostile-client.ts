@@ -14,7 +14,7 @@ import path from "node:path";
 import { freePort } from "../../src/shared/free-port";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { createBenchDb } from "../lib/bench-db";
-import { repoRoot, spawnNode, stopChild } from "../lib/child";
+import { repoRoot, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
 import { cpuMsOf } from "../lib/procs";
 
 // About the 250 KB of 11,000 repeated fields: graphql-js compares fields of one name pairwise.
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   };
   const api = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), ["serve", "--role", "api"], {
     env,
+    nodeArgs: serviceNodeArgs(env),
   });
   api.stdout?.resume();
   api.stderr?.resume();

@@ -13,7 +13,15 @@ import type { Client } from "pg";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
-import { benchScript, repoRoot, RUN_OCTET, runChild, spawnNode, stopChild } from "../lib/child";
+import {
+  benchScript,
+  repoRoot,
+  RUN_OCTET,
+  runChild,
+  serviceNodeArgs,
+  spawnNode,
+  stopChild,
+} from "../lib/child";
 import type { ContenderResult, PassResult } from "../query/contender";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { createCrawlQueues } from "../../src/crawler/queues";
@@ -33,6 +41,7 @@ import type { SimServerSpec } from "../../src/simulator/fleet-spec";
 import { measureCloseWork, type CloseWork } from "./close-work";
 import { CrawlMeters, untilCrawlCloses, windowOf, type CrawlWindow } from "./crawl-window";
 import { crawlSteady, deferIndexTick, NO_LATER_CRAWLS, type SteadyCrawls } from "./steady-crawls";
+import { SERVICE_NODE_FLAGS } from "../../src/service/node-flags";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
@@ -238,14 +247,14 @@ export async function crawlOnce(
         ...settings,
       },
     );
-    const nodeArgs = profileDir
-      ? [
-          "--cpu-prof",
-          `--cpu-prof-dir=${profileDir}`,
-          "--heapsnapshot-signal=SIGUSR2",
-          `--diagnostic-dir=${profileDir}`,
-        ]
-      : [];
+    const nodeArgs = [...serviceNodeArgs(env)];
+    if (profileDir)
+      nodeArgs.push(
+        "--cpu-prof",
+        `--cpu-prof-dir=${profileDir}`,
+        "--heapsnapshot-signal=SIGUSR2",
+        `--diagnostic-dir=${profileDir}`,
+      );
     let heapRssBytes: number | undefined;
     if (queues) await deferIndexTick(c, queues, INDEX_INTERVAL_MS);
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
@@ -444,7 +453,8 @@ async function queryBare(
         "--passes",
         String(BARE_WARM_PASSES),
       ],
-      { raiseFileLimit: true },
+      // With the node flags the crawler starts with: the ratio is the index's own cost, not two heap setups.
+      { raiseFileLimit: true, nodeArgs: serviceNodeArgs() },
     );
     const passOf = (pass: PassResult): BarePass => ({
       servers: pass.servers,
@@ -745,7 +755,7 @@ export async function runCrawlPart(
   const markdown = [
     `Each fleet is started fresh: \`gsindex simulate\` with one child process per ${num(SERVERS_PER_PROCESS)} servers (each on its own 127.88.r.x address, r one byte per bench run), the default real-world mix of \`makeFleet\` (challenges, splits, bzip2, 2 % silent, 3 % slow, 3 % lossy, 0.5 % malformed, 10 % without rules) with players' connection times running on and players leaving and joining (\`--player-sessions --player-clock-rate ${PLAYER_CLOCK_RATE}\`: each populated server's player list differs from one crawl to the next, as a real server's does, and its names change as often as at a 5-minute cadence, the fleet's clock running ${PLAYER_CLOCK_RATE}x for crawls about 75 s apart; docs/simulator.md) and its servers' replies encoded as each process starts, before the crawl (docs/simulator.md says why), ` +
       "the simulated Valve master in the bench process (rate limit off, every region 0x00-0x07 and 0xFF listed, as the real crawl does), a fresh migrated database and a fresh Redis key prefix. " +
-      `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
+      `The crawler is the service itself, \`gsindex serve --role scheduler --role worker\` started as the Docker image and \`npm start\` start it (node ${SERVICE_NODE_FLAGS.join(" ")}) with its default settings (${WORKER_CONCURRENCY} query batch jobs at once, batches of ${BATCH_SIZE} servers, ${QUERY_CONCURRENCY} queries in flight per process, 1,500 ms query timeout): its scheduler starts the crawl at once. ` +
       'Wall time runs from spawning the crawler to the crawl row being closed (every listing run and query batch written, states and samples committed); "in database" is the crawl row\'s own started_at to finished_at.',
     "",
     "Discovery crawl (a fresh database: every server new, the crawler process starting included):",
@@ -788,7 +798,7 @@ export async function runCrawlPart(
     "",
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
     "",
-    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own, with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, ${BARE_WARM_PASSES + 1} times in that process: the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady and index crawls with the median of the ${BARE_WARM_PASSES} after it by CPU per server (warm, as the crawler is by then; one pass alone varied by up to 17 % within an hour); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
+    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own started with the crawler's node flags (${SERVICE_NODE_FLAGS.join(" ")}, src/service/node-flags.ts), with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, ${BARE_WARM_PASSES + 1} times in that process: the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady and index crawls with the median of the ${BARE_WARM_PASSES} after it by CPU per server (warm, as the crawler is by then; one pass alone varied by up to 17 % within an hour); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
     "",
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
     ...(profiled?.heap

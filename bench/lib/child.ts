@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import path from "node:path";
+import { missingServiceFlags, startFlags } from "../../src/service/node-flags";
 
 export interface ChildRun<T> {
   result: T;
@@ -22,6 +23,15 @@ export interface ChildOptions {
   /** Raise the open-file limit to the hard limit first (simulators, fabricio's socket per server). */
   raiseFileLimit?: boolean;
   onLine?: (line: string) => void;
+}
+
+/**
+ * The node flags a `gsindex serve` child starts with: the service's start-only flags, as the Docker image
+ * and `npm start` pass them (src/service/node-flags.ts), less any that the child's NODE_OPTIONS sets
+ * itself (a `--crawl-tuned NODE_OPTIONS=...` run), since a flag on the command line would override it.
+ */
+export function serviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return missingServiceFlags(startFlags([], env.NODE_OPTIONS));
 }
 
 /** Absolute path of a compiled bench script: benchScript('query/contender') -> dist-bench/bench/query/contender.js */

@@ -20,7 +20,15 @@ import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import { triggerSourceCrawl, type Query } from "../lib/source-crawl";
-import { benchScript, repoRoot, RUN_OCTET, spawnNode, stopChild, waitForLine } from "../lib/child";
+import {
+  benchScript,
+  repoRoot,
+  RUN_OCTET,
+  serviceNodeArgs,
+  spawnNode,
+  stopChild,
+  waitForLine,
+} from "../lib/child";
 import {
   CpuMeter,
   cpuMsByName,
@@ -372,7 +380,7 @@ async function runWorkers(
       const child = spawnNode(
         path.join(repoRoot(), "bin", "gsindex.js"),
         ["serve", "--role", role],
-        { env, raiseFileLimit: true },
+        { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
       );
       child.stdout?.resume();
       // gsindex logs to stderr (src/shared/logger.ts).
@@ -656,7 +664,7 @@ async function pacedListing(
       const child = spawnNode(
         path.join(repoRoot(), "bin", "gsindex.js"),
         ["serve", "--role", role],
-        { env, raiseFileLimit: true },
+        { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
       );
       child.stdout?.resume();
       child.stderr?.resume();

@@ -15,6 +15,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import type { Logger } from "../shared/logger";
+import { missingServiceFlags, startFlags } from "./node-flags";
 
 export interface MemorySettings {
   /** 0 leaves V8's own growing factor. */
@@ -36,8 +37,17 @@ export function applyMemoryFlags(s: MemorySettings): string[] {
   return flags;
 }
 
-/** Applies the flags before anything compiles Prisma's WebAssembly (its first query), and logs them. */
+/**
+ * Applies the flags before anything compiles Prisma's WebAssembly (its first query), and logs them; says
+ * which of the start-only flags (node-flags.ts) the process was started without, since it cannot set them.
+ */
 export function applyMemorySettings(s: MemorySettings, logger: Logger): void {
   const flags = applyMemoryFlags(s);
   if (flags.length > 0) logger.debug({ v8Flags: flags }, "memory settings");
+  const missing = missingServiceFlags(startFlags());
+  if (missing.length > 0)
+    logger.info(
+      { missingNodeFlags: missing },
+      "node was started without these flags, which V8 reads only at start; the crawl costs more CPU without them (bin/gsindex.js, npm start and the Docker image pass them)",
+    );
 }
