@@ -12,7 +12,7 @@ import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
-import { repoRoot, RUN_OCTET, spawnNode, stopChild } from "../lib/child";
+import { repoRoot, RUN_OCTET, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
 import { num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { ANSWERING_MIX, startSimulator } from "../lib/simulator";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
@@ -113,7 +113,7 @@ export async function runCadencePart(
     crawler = spawnNode(
       path.join(repoRoot(), "bin", "gsindex.js"),
       ["serve", "--role", "scheduler", "--role", "worker"],
-      { env, raiseFileLimit: true },
+      { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
     );
     crawler.stdout?.resume();
     let stderrTail = "";
