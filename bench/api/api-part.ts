@@ -16,7 +16,7 @@ import { freePort } from "../../src/shared/free-port";
 import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
-import { repoRoot, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
+import { repoRoot, spawnService, stopChild } from "../lib/child";
 import { latestProfile, profileMarkdown, summariseProfile } from "../lib/profile";
 import { mib, num, table, type PartResult, type Verdict } from "../lib/report";
 import { connect, otherBackendPids } from "../lib/bench-db";
@@ -181,10 +181,7 @@ async function startApi(
     NODE_ENV: "production",
     GSINDEX_QUEUE_PREFIX: API_QUEUE_PREFIX,
   };
-  const api = spawnNode(path.join(root, "bin", "gsindex.js"), ["serve", "--role", "api"], {
-    env,
-    nodeArgs: [...serviceNodeArgs(env), ...nodeArgs],
-  });
+  const api = spawnService(["serve", "--role", "api"], { root, env, nodeArgs });
   api.stdout?.resume();
   api.stderr?.resume();
   await waitReady(`http://127.0.0.1:${port}`, 60_000);

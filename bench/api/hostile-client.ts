@@ -10,11 +10,10 @@
  *               name with differing arguments: graphql-js compares them pairwise)
  * Run: npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/api/hostile-client.js
  */
-import path from "node:path";
 import { freePort } from "../../src/shared/free-port";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
 import { createBenchDb } from "../lib/bench-db";
-import { repoRoot, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
+import { spawnService, stopChild } from "../lib/child";
 import { cpuMsOf } from "../lib/procs";
 
 // About the issue's 250 KB of 11,000 repeated fields: graphql-js compares fields of one name pairwise.
@@ -91,10 +90,7 @@ async function main(): Promise<void> {
     NODE_ENV: "production",
     GSINDEX_QUEUE_PREFIX: `gsbenchhostile${process.pid}`,
   };
-  const api = spawnNode(path.join(repoRoot(), "bin", "gsindex.js"), ["serve", "--role", "api"], {
-    env,
-    nodeArgs: serviceNodeArgs(env),
-  });
+  const api = spawnService(["serve", "--role", "api"], { env });
   api.stdout?.resume();
   api.stderr?.resume();
   try {

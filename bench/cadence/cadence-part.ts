@@ -12,7 +12,7 @@ import path from "node:path";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
-import { repoRoot, RUN_OCTET, serviceNodeArgs, spawnNode, stopChild } from "../lib/child";
+import { RUN_OCTET, spawnService, spawnNode, stopChild } from "../lib/child";
 import { num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { ANSWERING_MIX, startSimulator } from "../lib/simulator";
 import { deleteRedisPrefix } from "../../src/shared/redis-prefix";
@@ -110,11 +110,10 @@ export async function runCadencePart(
       `cadence ${num(count)}: starting the crawler (QUERY_FROM_INDEX=1, QUERY_INTERVAL_MS=${intervalMs})`,
     );
     const t0 = performance.now();
-    crawler = spawnNode(
-      path.join(repoRoot(), "bin", "gsindex.js"),
-      ["serve", "--role", "scheduler", "--role", "worker"],
-      { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
-    );
+    crawler = spawnService(["serve", "--role", "scheduler", "--role", "worker"], {
+      env,
+      raiseFileLimit: true,
+    });
     crawler.stdout?.resume();
     let stderrTail = "";
     crawler.stderr?.on(

@@ -16,7 +16,7 @@ import { migrate } from "../../src/migrate";
 import { freePort } from "../../src/shared/free-port";
 import { withDatabase } from "../../src/shared/services";
 import { startSimValveMaster } from "../../src/simulator/master";
-import { repoRoot, RUN_OCTET, serviceNodeArgs, spawnNode } from "../lib/child";
+import { repoRoot, RUN_OCTET, spawnService } from "../lib/child";
 import { num, seconds, table } from "../lib/report";
 import { startSimulator } from "../lib/simulator";
 import { startOwnPostgres, startOwnRedis } from "../../src/shared/own-services";
@@ -76,15 +76,10 @@ class RoleProcess {
   }
 
   start(): void {
-    const child = spawnNode(
-      path.join(repoRoot(), "bin", "gsindex.js"),
-      ["serve", "--role", this.role],
-      {
-        env: this.env,
-        nodeArgs: serviceNodeArgs(this.env),
-        raiseFileLimit: this.role === "worker",
-      },
-    );
+    const child = spawnService(["serve", "--role", this.role], {
+      env: this.env,
+      raiseFileLimit: this.role === "worker",
+    });
     child.stdout?.pipe(this.logFile, { end: false });
     child.stderr?.pipe(this.logFile, { end: false });
     child.once("exit", (code, signal) => {

@@ -15,11 +15,11 @@ import { connect, createBenchDb } from "../lib/bench-db";
 import { crawlerEnv } from "../lib/crawler-env";
 import {
   benchScript,
-  repoRoot,
   RUN_OCTET,
   runChild,
   serviceNodeArgs,
   spawnNode,
+  spawnService,
   stopChild,
 } from "../lib/child";
 import type { ContenderResult, PassResult } from "../query/contender";
@@ -247,23 +247,24 @@ export async function crawlOnce(
         ...settings,
       },
     );
-    const nodeArgs = [...serviceNodeArgs(env)];
-    if (profileDir)
-      nodeArgs.push(
-        "--cpu-prof",
-        `--cpu-prof-dir=${profileDir}`,
-        "--heapsnapshot-signal=SIGUSR2",
-        `--diagnostic-dir=${profileDir}`,
-      );
+    const nodeArgs = profileDir
+      ? [
+          "--cpu-prof",
+          `--cpu-prof-dir=${profileDir}`,
+          "--heapsnapshot-signal=SIGUSR2",
+          `--diagnostic-dir=${profileDir}`,
+        ]
+      : [];
     let heapRssBytes: number | undefined;
     if (queues) await deferIndexTick(c, queues, INDEX_INTERVAL_MS);
     log(`crawl ${num(count)}: starting the crawler (gsindex serve --role scheduler --role worker)`);
     const started = performance.now();
-    const proc = spawnNode(
-      path.join(baseline ?? repoRoot(), "bin", "gsindex.js"),
-      ["serve", "--role", "scheduler", "--role", "worker"],
-      { env, nodeArgs, raiseFileLimit: true },
-    );
+    const proc = spawnService(["serve", "--role", "scheduler", "--role", "worker"], {
+      root: baseline ?? undefined,
+      env,
+      nodeArgs,
+      raiseFileLimit: true,
+    });
     crawler = proc;
     proc.stdout?.resume();
     let stderrTail = "";

@@ -34,6 +34,21 @@ export function serviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] 
   return missingServiceFlags(startFlags([], env.NODE_OPTIONS));
 }
 
+/**
+ * `gsindex <args>` of the checkout at `root` (this one by default), started as the service is started:
+ * with serviceNodeArgs before any node flags of `options`.
+ */
+export function spawnService(
+  args: string[],
+  options: ChildOptions & { root?: string } = {},
+): ChildProcess {
+  const { root, ...rest } = options;
+  return spawnNode(path.join(root ?? repoRoot(), "bin", "gsindex.js"), args, {
+    ...rest,
+    nodeArgs: [...serviceNodeArgs(rest.env), ...(rest.nodeArgs ?? [])],
+  });
+}
+
 /** Absolute path of a compiled bench script: benchScript('query/contender') -> dist-bench/bench/query/contender.js */
 export function benchScript(name: string): string {
   return path.resolve(__dirname, "..", `${name}.js`);

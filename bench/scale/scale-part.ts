@@ -14,7 +14,6 @@
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import IORedis from "ioredis";
 import type { BenchOptions } from "../lib/args";
 import { connect, createBenchDb } from "../lib/bench-db";
@@ -22,10 +21,9 @@ import { crawlerEnv } from "../lib/crawler-env";
 import { triggerSourceCrawl, type Query } from "../lib/source-crawl";
 import {
   benchScript,
-  repoRoot,
   RUN_OCTET,
-  serviceNodeArgs,
   spawnNode,
+  spawnService,
   stopChild,
   waitForLine,
 } from "../lib/child";
@@ -377,11 +375,7 @@ async function runWorkers(
       },
     );
     const spawnRole = (role: string): ChildProcess => {
-      const child = spawnNode(
-        path.join(repoRoot(), "bin", "gsindex.js"),
-        ["serve", "--role", role],
-        { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
-      );
+      const child = spawnService(["serve", "--role", role], { env, raiseFileLimit: true });
       child.stdout?.resume();
       // gsindex logs to stderr (src/shared/logger.ts).
       stderrTails.set(child, "");
@@ -661,11 +655,7 @@ async function pacedListing(
       { CRAWL_INTERVAL_MS: "3600000" },
     );
     for (const role of ["worker", "scheduler"]) {
-      const child = spawnNode(
-        path.join(repoRoot(), "bin", "gsindex.js"),
-        ["serve", "--role", role],
-        { env, nodeArgs: serviceNodeArgs(env), raiseFileLimit: true },
-      );
+      const child = spawnService(["serve", "--role", role], { env, raiseFileLimit: true });
       child.stdout?.resume();
       child.stderr?.resume();
       children.push(child);
