@@ -453,6 +453,12 @@ async function queryBare(
         // the index crawl's verdict across its target with the crawl's own cost unchanged.
         "--passes",
         String(BARE_WARM_PASSES),
+        // Counted and dropped as they arrive: holding all of its passes' answers (up to 80,000) made the
+        // process spend 13-32 % more CPU per server warm, in its garbage collector (docs/BENCHMARKS-history.md,
+        // 2026-12-07, "the bare library's held answers"). That was the harness's cost, not the library's;
+        // what the crawler spends holding a batch's answers until it writes them is the index's own.
+        "--answers",
+        "count",
       ],
       // With the node flags the crawler starts with: the ratio is the index's own cost, not two heap setups.
       { raiseFileLimit: true, nodeArgs: serviceNodeArgs() },
@@ -461,7 +467,7 @@ async function queryBare(
       servers: pass.servers,
       cpuMs: pass.cpuUserMs + pass.cpuSystemMs,
       wallMs: pass.wallMs,
-      answered: pass.servers - pass.correctness.failed,
+      answered: pass.answered,
     });
     // The discovery crawl is compared with the first pass, as this comparison has always been measured.
     return { ...passOf(result.cold), warm: medianPass(result.passes.slice(1).map(passOf)) };
@@ -799,7 +805,7 @@ export async function runCrawlPart(
     "",
     ...(big ? [limitsOf(big, profiled?.profile)] : []),
     "",
-    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own started with the crawler's node flags (${SERVICE_NODE_FLAGS.join(" ")}, src/service/node-flags.ts), with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, ${BARE_WARM_PASSES + 1} times in that process: the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady and index crawls with the median of the ${BARE_WARM_PASSES} after it by CPU per server (warm, as the crawler is by then; one pass alone varied by up to 17 % within an hour); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
+    `The bare query library's column: after the crawl, with the fleet still up, \`queryServer\` of src/protocol (what the crawler calls for each server) queries the first ${num(BARE_QUERY_SERVERS)} servers of the same fleet in a process of its own started with the crawler's node flags (${SERVICE_NODE_FLAGS.join(" ")}, src/service/node-flags.ts), with the crawler's timeout (${num(QUERY_TIMEOUT_MS)} ms per part), re-sends (${QUERY_RETRIES}) and ${num(QUERY_CONCURRENCY)} queries in flight, and no database, ${BARE_WARM_PASSES + 1} times in that process, each answer counted as answered or not and dropped as it arrives (holding every pass's answers made the process's garbage collector a cost of its own, not the library's): the discovery crawl is compared with its first pass (cold: the JIT compiling as it goes, as in a crawler just started), the steady and index crawls with the median of the ${BARE_WARM_PASSES} after it by CPU per server (warm, as the crawler is by then; one pass alone varied by up to 17 % within an hour); the ratio is (crawler + PostgreSQL CPU) per server crawled over its CPU per server.`,
     "",
     'CPU columns are CPU seconds used during the crawl: the crawler process, the simulator processes (which answer every query), every PostgreSQL process on the machine and Redis; "machine" is all busy CPU of both cores (other work on the shared machine included), against the 2 x wall seconds the cores had.',
     ...(profiled?.heap

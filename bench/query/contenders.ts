@@ -17,6 +17,11 @@ export interface Contender {
   query(host: string, port: number): Promise<unknown>;
   /** A query()'s result as an Answer; called after the measured section. */
   answer(raw: unknown): Answer;
+  /**
+   * Whether answer(raw) would carry an error, without building it: cheap enough to run inside the
+   * measured section when a pass keeps no answers (contender.ts, `--answers count`).
+   */
+  failed(raw: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,13 @@ function makeGsindex(options: ContenderOptions): Contender {
       if (errors.length > 0) answer.error = errors.join(", ");
       return answer;
     },
+    failed(raw) {
+      if (isError(raw)) return true;
+      const { errors } = raw as Awaited<ReturnType<typeof queryServer>>;
+      return (
+        errors.info !== undefined || errors.players !== undefined || errors.rules !== undefined
+      );
+    },
     async close() {
       await transport.close();
     },
@@ -151,6 +163,7 @@ function makeGameDig(options: ContenderOptions): Contender {
         rules: s.raw.rules ?? {},
       };
     },
+    failed: isError,
     async close() {
       // GameDig's global socket is unref'd.
     },
@@ -228,6 +241,7 @@ function makeFabricio(options: ContenderOptions): Contender {
       if (raw.error !== undefined) answer.error = raw.error;
       return answer;
     },
+    failed: (value) => (value as { error?: string }).error !== undefined,
     async close() {},
   };
 }

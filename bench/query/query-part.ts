@@ -17,6 +17,7 @@ import { benchScript, RUN_OCTET, runChild } from "../lib/child";
 import { profileMarkdown, summariseProfile, type ProfileSummary } from "../lib/profile";
 import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
 import { ANSWERING_MIX, procCpuMs, startSimulator } from "../lib/simulator";
+import type { Correctness } from "./answer";
 import type { ContenderResult, PassResult } from "./contender";
 import type { ContenderId } from "./contenders";
 import type { FloorPass, FloorResult } from "./echo-floor";
@@ -67,6 +68,13 @@ function floorOf(f: FloorResult, phase: Phase): FloorPass {
 }
 
 const cpuPerServer = (p: PassResult): number => (p.cpuUserMs + p.cpuSystemMs) / p.servers;
+
+/** A pass's answers as checked: this part's contenders keep every answer (contender.ts `--answers keep`). */
+function checked(p: PassResult): Correctness {
+  if (p.correctness === null)
+    throw new Error("the query part's contenders must keep their answers");
+  return p.correctness;
+}
 
 function uptimeText(): string {
   try {
@@ -184,7 +192,7 @@ export async function runQueryPart(
         for (const lib of order) {
           const run = await runOne(lib, concurrency, round + 1);
           const passText = (p: PassResult): string =>
-            `${num(p.serversPerSecond)} servers/s, ${num(cpuPerServer(p), 3)} CPU ms/server, ${p.correctness.allCorrect}/${p.servers / (p === run.cold ? 1 : warmPasses)} correct`;
+            `${num(p.serversPerSecond)} servers/s, ${num(cpuPerServer(p), 3)} CPU ms/server, ${checked(p).allCorrect}/${p.servers / (p === run.cold ? 1 : warmPasses)} correct`;
           log(
             `query: c=${concurrency} round ${round + 1} ${lib}: cold ${passText(run.cold)}${run.warm ? `; warm ${passText(run.warm)}` : ""}`,
           );
@@ -236,8 +244,8 @@ export async function runQueryPart(
       const rows = summaries.map((s) => {
         const worst = s.runs
           .map((r) => phaseOf(r, phase))
-          .reduce((a, b) => (b.correctness.allCorrect < a.correctness.allCorrect ? b : a));
-        const c = worst.correctness;
+          .reduce((a, b) => (checked(b).allCorrect < checked(a).allCorrect ? b : a));
+        const c = checked(worst);
         const datagrams = s.sent + s.received;
         const passesPerRun = phase === "warm" ? warmPasses : 1;
         return [
@@ -329,12 +337,14 @@ export async function runQueryPart(
   const failures = [...runs.values()]
     .flatMap((m) => [...m.values()].flat())
     .flatMap((r) =>
-      r.passes.map((p, n) => ({ r, p, n })).filter(({ p }) => p.correctness.examples.length > 0),
+      r.passes.map((p, n) => ({ r, p, n })).filter(({ p }) => checked(p).examples.length > 0),
     )
     .slice(0, 6)
     .map(
       ({ r, p, n }) =>
-        `- ${r.label} (c=${r.concurrency}, round ${r.round}, pass ${n + 1}): ${p.correctness.examples.map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`,
+        `- ${r.label} (c=${r.concurrency}, round ${r.round}, pass ${n + 1}): ${checked(p)
+          .examples.map((e) => `\`${e.replace(/`/g, "'")}\``)
+          .join("; ")}`,
     );
   const allRounds = [...runs.entries()].flatMap(([c, m]) =>
     [...m.values()]
@@ -348,7 +358,7 @@ export async function runQueryPart(
           r.label,
           num(p.serversPerSecond),
           num(cpuPerServer(p), 3),
-          `${p.correctness.allCorrect}/${p.servers}`,
+          `${checked(p).allCorrect}/${p.servers}`,
         ]),
       ),
   );
