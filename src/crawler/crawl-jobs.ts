@@ -47,7 +47,7 @@ import { compactPlayerSearch } from "./store/player-name-search";
 import { createBlockedRangeReader, type BlockedRangeReader } from "./store/blocked-ranges";
 import { JobNotStartedError } from "./job-not-started";
 import { rollupRange } from "./store/history-store";
-import { holdAnswer } from "./store/held-rules";
+import { encodeAnswer } from "./store/answer-row";
 import { ensureSamplePartition } from "./store/partitions";
 import { ListingParts } from "./listing-parts";
 import {
@@ -486,9 +486,16 @@ export async function queryBatch(
         { serverId, host: s.address, queryPort: s.queryPort, protocol: s.protocol },
         querySignal,
       );
-      // Held until the whole batch is written: its rules packed (held-rules.ts).
+      // Held until the whole batch is written: encoded as its row of the write (answer-row.ts).
       return outcome.kind === "answered"
-        ? { serverId, kind: "answered", status: holdAnswer(outcome.status), pingMs: outcome.pingMs }
+        ? {
+            serverId,
+            kind: "answered",
+            encoded: encodeAnswer(
+              { id: serverId, status: outcome.status, pingMs: outcome.pingMs },
+              deps.settings.fakePlayers,
+            ),
+          }
         : { serverId, kind: "failed", code: outcome.code };
     },
   ).finally(() => watch.dispose());

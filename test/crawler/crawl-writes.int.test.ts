@@ -21,7 +21,7 @@ import {
 } from "../helpers/db";
 import { listingRow } from "../helpers/listing-row";
 import { makeStatus } from "../helpers/status";
-import { holdAnswer } from "../../src/crawler/store/held-rules";
+import { encodeAnswer } from "../../src/crawler/store/answer-row";
 
 const row = listingRow;
 
@@ -125,14 +125,22 @@ describe("crawl writes per server", () => {
         outcomes: batch.serverIds.map(Number).map((id) =>
           fails(id)
             ? { serverId: id, kind: "failed" as const, code: "TIMEOUT" }
-            : {
-                serverId: id,
-                kind: "answered" as const,
-                status: ((status) => (held ? holdAnswer(status) : status))(
-                  makeStatus({ name: `s${id}`, rules, raw }),
-                ),
-                pingMs: 5,
-              },
+            : held
+              ? {
+                  serverId: id,
+                  kind: "answered" as const,
+                  encoded: encodeAnswer({
+                    id,
+                    status: makeStatus({ name: `s${id}`, rules, raw }),
+                    pingMs: 5,
+                  }),
+                }
+              : {
+                  serverId: id,
+                  kind: "answered" as const,
+                  status: makeStatus({ name: `s${id}`, rules, raw }),
+                  pingMs: 5,
+                },
         ),
       });
     }
@@ -396,7 +404,7 @@ describe("crawl writes per server", () => {
     expect(third.digest).not.toEqual(second.digest);
   });
 
-  it("an answer its batch held with the rules packed writes them as decoded, and keeps them for the same rules either way", async () => {
+  it("an answer its batch held encoded writes its rules as decoded, and keeps them for the same rules either way", async () => {
     await t.db.$executeRawUnsafe("DELETE FROM game_server");
     const stored = async () =>
       (

@@ -1,5 +1,6 @@
 /** Rules packed while a query batch holds its answers (src/crawler/store/held-rules.ts). */
-import { holdAnswer, PackedRules } from "../../src/crawler/store/held-rules";
+import { answerRowJson, encodeAnswer } from "../../src/crawler/store/answer-row";
+import { PackedRules } from "../../src/crawler/store/held-rules";
 import { rulesDigestOf } from "../../src/crawler/store/rules-digest";
 import { makeStatus } from "../helpers/status";
 
@@ -55,18 +56,27 @@ describe("PackedRules", () => {
   });
 });
 
-describe("holdAnswer", () => {
-  it("packs the rules and leaves the answer it was given as it was", () => {
+describe("encodeAnswer", () => {
+  it("packs the rules, leaves the answer it was given as it was, and keeps nothing of it but strings", () => {
     const status = makeStatus({ name: "held", rules });
-    const held = holdAnswer(status);
-    expect(held.rules).toBeInstanceOf(PackedRules);
-    expect((held.rules as PackedRules).list()).toEqual(rules);
-    expect(status.rules).toEqual(rules);
-    expect({ ...held, rules: status.rules }).toEqual(status);
+    const copy = structuredClone(status);
+    const encoded = encodeAnswer({ id: 7, status, pingMs: 12 });
+    expect(encoded.rules).toBeInstanceOf(PackedRules);
+    expect((encoded.rules as PackedRules).list()).toEqual(rules);
+    expect(status).toEqual(copy);
+    expect(typeof encoded.head).toBe("string");
+    expect(encoded.digest).toBe(rulesDigestOf({ rules, raw: null }));
+    expect(encoded.sample).toMatchObject({ id: 7, online: true, ping_ms: 12 });
   });
 
-  it("returns an answer without rules as it is", () => {
-    const status = makeStatus({ name: "bare", rules: [] });
-    expect(holdAnswer(status)).toBe(status);
+  it("writes the rules as decoded, or leaves them out when the stored digest is theirs", () => {
+    const status = makeStatus({ name: "row", rules, raw: { g_gametype: "4" } });
+    const encoded = encodeAnswer({ id: 7, status, pingMs: 12 });
+    const written = JSON.parse(answerRowJson(encoded, "1")) as unknown[];
+    expect(written.slice(-3)).toEqual([rules, { g_gametype: "4" }, false]);
+    expect(written[0]).toBe(7);
+    const kept = JSON.parse(answerRowJson(encoded, encoded.digest)) as unknown[];
+    expect(kept.slice(-3)).toEqual([null, null, true]);
+    expect(kept.slice(0, -3)).toEqual(written.slice(0, -3));
   });
 });

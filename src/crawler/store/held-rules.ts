@@ -1,6 +1,6 @@
 /**
- * An answer's rules as a query batch holds them until its write (crawl-jobs.ts queryBatch): packed into one
- * string. A batch keeps every answer until its slowest server is done and the write has run, so thousands
+ * An answer's rules as a query batch holds them until its write (crawl-jobs.ts queryBatch, answer-row.ts):
+ * packed into one string. A batch keeps every answer until its slowest server is done and the write has run, so thousands
  * of answers are alive at once; decoded, each rule is an object and two slices of the reply's whole text.
  * In a heap snapshot 6 s into a 10,000-server discovery, 25 batches held 4,951 answers, and their rules were
  * about a third of the 84.5 MiB alive (issue 14 item 3, docs/BENCHMARKS-history.md). Each of those objects
@@ -46,12 +46,6 @@ export type HeldRules = readonly StatusRule[] | PackedRules;
 
 /** An answer as the write takes it. A ServerStatus is one. */
 export type HeldStatus = Omit<ServerStatus, "rules"> & { rules: HeldRules };
-
-/** The answer with its rules packed; the rest of it is shared with `status`, not copied. */
-export function holdAnswer(status: ServerStatus): HeldStatus {
-  if (status.rules.length === 0) return status;
-  return { ...status, rules: PackedRules.of(status.rules) };
-}
 
 export function rulesCount(rules: HeldRules): number {
   return rules instanceof PackedRules ? rules.count : rules.length;

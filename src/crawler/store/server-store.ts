@@ -9,20 +9,15 @@
 import type { ServerStatus } from "../../protocol";
 import { pgPoolOf, type Db } from "../../shared/db";
 import { countryOfIp } from "../geo/country-lookup";
-import {
-  answerFakeReasons,
-  CLOSE_TIME_REASONS,
-  DEFAULT_FAKE_PLAYER_RULES,
-  type FakePlayerRules,
-} from "../fake-players";
+import { CLOSE_TIME_REASONS, type FakePlayerRules } from "../fake-players";
 import type { ListingTruncation, ReportedState } from "../list-source";
 import { idOf, inTransaction, rowsOf, type Tx } from "./batch-write";
 import { insertSamples, sampleOf, type SampleRow } from "./sample-store";
-import { answeredPlayerCount, type PlayerCountSource } from "./player-count";
-import { PackedRules, type HeldStatus } from "./held-rules";
-import { rulesDigestOf, type RulesDigest } from "./rules-digest";
-import { clampInt, cleanJson, cleanText, INT_MAX } from "./sanitize";
-import { stateInputSql, stateRowValues, type StateRow } from "./state-input";
+import type { HeldStatus } from "./held-rules";
+import type { RulesDigest } from "./rules-digest";
+import { cleanText } from "./sanitize";
+import { stateInputSql } from "./state-input";
+import { answerRowJson, encodeAnswer, type EncodedAnswer } from "./answer-row";
 
 /** One listed server, after the address policy. */
 export interface ListingRow {
@@ -301,22 +296,23 @@ async function writeListed(
     const managed = reported.filter((r) => r.managed);
     if (managed.length > 0) {
       managedCount += managed.length;
-      await applyStates(
-        tx,
-        managed.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "MANAGEMENT" as const,
-        })),
-        false,
-        w.fakePlayers,
+      const answers = managed.map((r) =>
+        encodeAnswer(
+          {
+            id: r.id,
+            status: reportedToStatus(r.state),
+            pingMs: null,
+            playersSource: "MANAGEMENT",
+          },
+          w.fakePlayers,
+        ),
       );
+      await applyStates(tx, answers, false);
       written += await insertSamples(
         tx,
         w.crawlId,
         w.crawlAt,
-        managed.map((r) => sampleOf(r.id, reportedToStatus(r.state), null, true)),
+        answers.map((a) => a.sample),
       );
     }
     // Other sources' own records (Steam Web API) index a server before any answer arrives.
@@ -324,14 +320,18 @@ async function writeListed(
     if (unanswered.length > 0) {
       await applyStates(
         tx,
-        unanswered.map((r) => ({
-          id: r.id,
-          status: reportedToStatus(r.state),
-          pingMs: null,
-          playersSource: "STEAM_WEB_API" as const,
-        })),
+        unanswered.map((r) =>
+          encodeAnswer(
+            {
+              id: r.id,
+              status: reportedToStatus(r.state),
+              pingMs: null,
+              playersSource: "STEAM_WEB_API",
+            },
+            w.fakePlayers,
+          ),
+        ),
         true,
-        w.fakePlayers,
       );
     }
   }
@@ -610,71 +610,7 @@ function reportedToStatus(r: ReportedState): ServerStatus {
   };
 }
 
-const SERVER_TYPE_CODE = { dedicated: "d", listen: "l", proxy: "p" } as const;
-
 export { answeredPlayerCount, type PlayerCountSource } from "./player-count";
-
-interface StateWrite {
-  id: number;
-  status: HeldStatus;
-  pingMs: number | null;
-  /** Set for a list source's own record; a server's own answer: answeredPlayerCount. */
-  playersSource?: PlayerCountSource;
-}
-
-function stateRow(
-  s: StateWrite,
-  rules: FakePlayerRules,
-  storedDigest: RulesDigest | null | undefined,
-): StateRow {
-  const st = s.status;
-  const digest = rulesDigestOf(st);
-  // The row holds these rules already: left out of the write (applyStates keeps the stored ones).
-  const rulesKept = digest === storedDigest;
-  const count = s.playersSource
-    ? { players: st.players, source: s.playersSource }
-    : answeredPlayerCount(st);
-  const playerList = cleanJson(st.playerList);
-  return {
-    id: s.id,
-    name: cleanText(st.name),
-    map: cleanText(st.map),
-    folder: cleanText(st.folder),
-    game: cleanText(st.game),
-    app_id: clampInt(st.appId, -INT_MAX, INT_MAX),
-    game_id: cleanText(st.gameId),
-    players: clampInt(count.players, 0, INT_MAX) ?? 0,
-    players_source: count.source,
-    max_players: clampInt(st.maxPlayers, 0, INT_MAX) ?? 0,
-    bots: clampInt(st.bots, 0, INT_MAX),
-    password_protected: st.passwordProtected,
-    vac_secured: st.vacSecured,
-    dedicated: st.dedicated,
-    server_type: st.serverType ? SERVER_TYPE_CODE[st.serverType] : null,
-    os: st.os,
-    version: cleanText(st.version),
-    keywords: st.keywords.map((k) => cleanText(k)),
-    steam_id: cleanText(st.steamId),
-    tv_port: clampInt(st.tvPort, 0, 65535),
-    tv_name: cleanText(st.tvName),
-    ping_ms: clampInt(s.pingMs ?? st.pingMs, 0, INT_MAX),
-    game_port: clampInt(st.gamePort, 1, 65535),
-    player_list: playerList,
-    rules: rulesKept
-      ? undefined
-      : st.rules instanceof PackedRules
-        ? st.rules.list()
-        : cleanJson(st.rules),
-    raw: rulesKept || st.raw === null ? null : cleanJson(st.raw),
-    rules_kept: rulesKept,
-    rules_digest: digest,
-    player_names: playerList
-      .map((p) => p.name)
-      .filter((n) => n !== "")
-      .join("\n"),
-    fake_reasons: answerFakeReasons(st, rules),
-  };
-}
 
 /**
  * The column's stored value when the new one equals it: a jsonb over about 2 kB lives in the table's TOAST
@@ -704,15 +640,18 @@ const STATE_INPUT = stateInputSql("$3", "u");
  */
 async function applyStates(
   tx: Tx,
-  states: StateWrite[],
+  answers: readonly EncodedAnswer[],
   onlyIfNeverAnswered: boolean,
-  rules: FakePlayerRules = DEFAULT_FAKE_PLAYER_RULES,
   listedAt: string | null = null,
   storedDigests: StoredDigests = new Map(),
 ): Promise<void> {
-  const input = JSON.stringify(
-    states.map((s) => stateRowValues(stateRow(s, rules, storedDigests.get(s.id)))),
-  );
+  let input = "[";
+  for (let i = 0; i < answers.length; i++) {
+    const a = answers[i] as EncodedAnswer;
+    if (i > 0) input += ",";
+    input += answerRowJson(a, storedDigests.get(a.id));
+  }
+  input += "]";
   const kept = [...CLOSE_TIME_REASONS];
   await tx.query(
     `UPDATE game_server AS g SET
@@ -747,7 +686,15 @@ async function applyStates(
 }
 
 export type BatchOutcome =
-  | { serverId: number; kind: "answered"; status: HeldStatus; pingMs: number | null }
+  | {
+      serverId: number;
+      kind: "answered";
+      status: HeldStatus;
+      pingMs: number | null;
+      encoded?: never;
+    }
+  /** Encoded as it arrived (answer-row.ts), for a batch that holds its answers until its write. */
+  | { serverId: number; kind: "answered"; encoded: EncodedAnswer; status?: never; pingMs?: never }
   | { serverId: number; kind: "failed"; code: string }
   /** Refused by the address policy at send time: flagged, not queried, not sampled. */
   | { serverId: number; kind: "refused"; isRelay: boolean };
@@ -775,6 +722,13 @@ export interface BatchWriteResult {
   written: number;
 }
 
+type AnsweredOutcome = Extract<BatchOutcome, { kind: "answered" }>;
+
+function answerOf(o: AnsweredOutcome, fakePlayers: FakePlayerRules | undefined): EncodedAnswer {
+  if (o.encoded !== undefined) return o.encoded;
+  return encodeAnswer({ id: o.serverId, status: o.status, pingMs: o.pingMs }, fakePlayers);
+}
+
 /** The failure code of a query that got no answer in time (ProtocolError TIMEOUT). */
 const TIMEOUT_CODE = "TIMEOUT";
 
@@ -795,14 +749,15 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       w.outcomes.map((o) => o.serverId),
     );
 
-    const answered: StateWrite[] = [];
+    const answered: EncodedAnswer[] = [];
     const failed: { id: number; code: string }[] = [];
     const refused: { id: number; is_relay: boolean }[] = [];
     const samples: SampleRow[] = [];
     for (const o of w.outcomes) {
       if (o.kind === "answered") {
-        answered.push({ id: o.serverId, status: o.status, pingMs: o.pingMs });
-        samples.push(sampleOf(o.serverId, o.status, o.pingMs));
+        const answer = answerOf(o, w.fakePlayers);
+        answered.push(answer);
+        samples.push(answer.sample);
       } else if (o.kind === "failed") {
         failed.push({ id: o.serverId, code: cleanText(o.code) });
         samples.push(sampleOf(o.serverId, null, null));
@@ -811,8 +766,7 @@ export async function writeBatchOutcomes(db: Db, w: BatchWrite): Promise<BatchWr
       }
     }
     const listedAt = claim.listed_at;
-    if (answered.length > 0)
-      await applyStates(tx, answered, false, w.fakePlayers, listedAt, storedDigests);
+    if (answered.length > 0) await applyStates(tx, answered, false, listedAt, storedDigests);
     if (failed.length > 0) {
       // N failures in a row: OFFLINE, with the last good state left as it was.
       const input = JSON.stringify(failed);
@@ -885,12 +839,7 @@ export async function writeServerOutcome(
 ): Promise<void> {
   await inTransaction(pgPoolOf(db), async (tx) => {
     if (outcome.kind === "answered") {
-      await applyStates(
-        tx,
-        [{ id: outcome.serverId, status: outcome.status, pingMs: outcome.pingMs }],
-        false,
-        fakePlayers,
-      );
+      await applyStates(tx, [answerOf(outcome, fakePlayers)], false);
     } else if (outcome.kind === "failed") {
       await tx.query(
         `UPDATE game_server SET consecutive_failures = consecutive_failures + 1, last_error = $1::text,

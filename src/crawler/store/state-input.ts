@@ -31,13 +31,17 @@ export const STATE_COLUMNS = [
   ["ping_ms", "int"],
   ["game_port", "int"],
   ["player_list", "jsonb"],
-  ["rules", "jsonb"],
-  ["raw", "jsonb"],
-  ["rules_kept", "boolean"],
   ["rules_digest", "bigint"],
   ["player_names", "text"],
   ["fake_reasons", "text[]"],
+  // Last: what the write decides once it has the stored row (RULES_PART).
+  ["rules", "jsonb"],
+  ["raw", "jsonb"],
+  ["rules_kept", "boolean"],
 ] as const;
+
+/** The last values of a row: its rules, its raw values and whether the stored ones are kept (answer-row.ts). */
+const RULES_PART = 3;
 
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
@@ -57,12 +61,32 @@ export function textArrayLiteral(values: readonly string[]): string {
   return `${out}}`;
 }
 
-/** The row as the input holds it: its values in STATE_COLUMNS' order, text arrays as array literals. */
-export function stateRowValues(row: StateRow): unknown[] {
-  return STATE_COLUMNS.map(([name, type]) => {
-    const value = row[name];
-    return type === "text[]" && Array.isArray(value) ? textArrayLiteral(value as string[]) : value;
-  });
+/** A row without its rules part. */
+export type StateRowHead = Omit<StateRow, "rules" | "raw" | "rules_kept">;
+
+/**
+ * The row's values before its rules part as JSON, in STATE_COLUMNS' order, text arrays as array literals: the
+ * row's JSON array without its closing bracket, which stateRowJson completes.
+ */
+export function stateRowHead(row: StateRowHead): string {
+  const values = new Array<unknown>(STATE_COLUMNS.length - RULES_PART);
+  for (let i = 0; i < values.length; i++) {
+    const [name, type] = STATE_COLUMNS[i] as (typeof STATE_COLUMNS)[number];
+    const value = (row as StateRow)[name];
+    values[i] =
+      type === "text[]" && Array.isArray(value) ? textArrayLiteral(value as string[]) : value;
+  }
+  return JSON.stringify(values).slice(0, -1);
+}
+
+/** A row of the input: its head and its rules part. */
+export function stateRowJson(
+  head: string,
+  rules: unknown,
+  raw: unknown,
+  rulesKept: boolean,
+): string {
+  return `${head},${JSON.stringify(rules)},${JSON.stringify(raw)},${rulesKept}]`;
 }
 
 function columnSql(index: number, name: string, type: string): string {
