@@ -42,6 +42,7 @@ import { measureCloseWork, type CloseWork } from "./close-work";
 import { CrawlMeters, untilCrawlCloses, windowOf, type CrawlWindow } from "./crawl-window";
 import { crawlSteady, deferIndexTick, NO_LATER_CRAWLS, type SteadyCrawls } from "./steady-crawls";
 import { SERVICE_NODE_FLAGS } from "../../src/service/node-flags";
+import { loadConfig } from "../../src/shared/config";
 
 const SERVERS_PER_PROCESS = 10_000;
 const TARGET_100K_MS = 60_000;
@@ -392,9 +393,10 @@ export async function crawlOnce(
 }
 
 // The crawler's defaults (src/shared/config.ts), which the bench does not change.
-const WORKER_CONCURRENCY = 32;
-const QUERY_CONCURRENCY = 800;
-const BATCH_SIZE = 250;
+const DEFAULTS = loadConfig({});
+const WORKER_CONCURRENCY = DEFAULTS.workerConcurrency;
+const QUERY_CONCURRENCY = DEFAULTS.queryConcurrency;
+export const BATCH_SIZE = DEFAULTS.queryBatchSize;
 /** The columns of the crawl tables, discovery, steady and index, up to their own. */
 const CRAWL_COLUMNS = ["servers", "wall", "in database", "servers/s", "outcome", "CPU"];
 const COST_COLUMN = "CPU per server vs the bare query library";

@@ -5,11 +5,11 @@
  */
 import type { BenchOptions } from "../lib/args";
 import { mib, num, seconds, table, type PartResult, type Verdict } from "../lib/report";
-import { crawlOnce, type CrawlRun } from "./crawl-part";
+import { BATCH_SIZE, crawlOnce, type CrawlRun } from "./crawl-part";
 
 const BACKENDS = ["redis", "postgres"] as const;
 /**
- * With the default batches of 250 servers a crawl of 10,000 is only about 50 jobs, which hardly tests a
+ * With the default batches (QUERY_BATCH_SIZE) a crawl of 10,000 is only a few dozen jobs, which hardly tests a
  * queue: the smallest fleet is crawled again in batches of this many (1,000 query jobs per 10,000).
  */
 const SMALL_BATCH = 10;
@@ -77,7 +77,7 @@ export async function runQueueBackendPart(
       "once with `QUEUE_BACKEND=redis` (the shared Redis, a fresh key prefix) and once with `QUEUE_BACKEND=postgres` (BullMQ's PostgreSQL backend in the schema `<prefix>_queue` of the same fresh database), per fleet size, one after the other. " +
       "CPU columns are CPU seconds used during the crawl by the crawler process, every PostgreSQL process on the machine (the queue and the index on PostgreSQL; only the index on Redis) and redis-server. " +
       'Failed job attempts are the "job failed" lines of the crawler\'s log (a job that threw and was retried, or gave up). ' +
-      `Batches of 250 servers make a crawl of 10,000 about 50 jobs, too few to test a queue, so the smallest fleet is crawled again with \`QUERY_BATCH_SIZE=${SMALL_BATCH}\` (1,000 query jobs per 10,000 servers). ` +
+      `Batches of ${num(BATCH_SIZE)} servers (the default) make a crawl of 10,000 about ${num(Math.ceil(10_000 / BATCH_SIZE))} jobs, too few to test a queue, so the smallest fleet is crawled again with \`QUERY_BATCH_SIZE=${SMALL_BATCH}\` (1,000 query jobs per 10,000 servers). ` +
       "PostgreSQL CPU counts every PostgreSQL process on the machine, so other work on the shared server shows there too.",
     "",
     table(

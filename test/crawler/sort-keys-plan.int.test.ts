@@ -6,11 +6,12 @@
  * of a 100,000-server discovery crawl: docs/BENCHMARKS-history.md, 2026-11-30). Sequential scans are counted
  * from pg_stat_user_tables, so the check does not depend on the machine's speed.
  */
+import { loadConfig } from "../../src/shared/config";
 import { createDb, type Db } from "../../src/shared/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 
 /** A query batch of the crawl (QUERY_BATCH_SIZE's default). */
-const FIRST_BATCH = 250;
+const FIRST_BATCH = loadConfig({}).queryBatchSize;
 /** Enough rows that a look-up by primary key per changed row costs far less than reading the table. */
 const GROWN_TO = 20_000;
 
