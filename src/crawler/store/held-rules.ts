@@ -1,7 +1,8 @@
 /**
  * An answer's rules as a query batch holds them until its write (crawl-jobs.ts queryBatch, answer-row.ts):
- * packed into one string. A batch keeps every answer until its slowest server is done and the write has run, so thousands
- * of answers are alive at once; decoded, each rule is an object and two slices of the reply's whole text.
+ * packed into one string. A batch keeps every answer until its slowest server is done and the write has run,
+ * so thousands of answers are alive at once; decoded, each rule is an object and two slices of the reply's
+ * whole text.
  * In a heap snapshot 6 s into a 10,000-server discovery, 25 batches held 4,951 answers, and their rules were
  * about a third of the 84.5 MiB alive (issue 14 item 3, docs/BENCHMARKS-history.md). Each of those objects
  * also outlives a young-generation collection and is copied out of it. Packed, an answer's rules are one
