@@ -9,8 +9,8 @@ import { BATCH_SIZE, crawlOnce, type CrawlRun } from "./crawl-part";
 
 const BACKENDS = ["redis", "postgres"] as const;
 /**
- * With the default batches (QUERY_BATCH_SIZE) a crawl of 10,000 is only a few dozen jobs, which hardly tests a
- * queue: the smallest fleet is crawled again in batches of this many (1,000 query jobs per 10,000).
+ * With the default batches (QUERY_BATCH_SIZE) a crawl of 10,000 is only a few dozen jobs, which hardly
+ * tests a queue: the smallest fleet is crawled again in batches of this many (1,000 query jobs per 10,000).
  */
 const SMALL_BATCH = 10;
 

@@ -57,7 +57,7 @@ describe("PackedRules", () => {
 });
 
 describe("encodeAnswer", () => {
-  it("packs the rules, leaves the answer it was given as it was, and keeps nothing of it but strings", () => {
+  it("packs the rules, leaves the answer it was given as it was, and holds its row as one string", () => {
     const status = makeStatus({ name: "held", rules });
     const copy = structuredClone(status);
     const encoded = encodeAnswer({ id: 7, status, pingMs: 12 });

@@ -1,16 +1,16 @@
 /**
- * An answer as the answer update takes it (server-store.ts applyStates): its row of the update's input, encoded
- * once, as soon as the answer is in. A query batch holds every answer until its slowest server is done and its
- * write has run, so each held answer outlives the young generation's collections. Held as decoded, an answer is
- * dozens of objects (the status, its player list, each player and name) that the collector copies out of the
- * young generation and traces again in the old one; encoded, it is one string and its rules packed in one more
- * (held-rules.ts), which the collector copies but never traces (issue 14 items 2 and 3).
+ * An answer as the answer update takes it (server-store.ts applyStates): its row of the update's input,
+ * encoded once, as soon as the answer is in. A query batch holds every answer until its slowest server is
+ * done and its write has run, so each held answer outlives the young generation's collections. Held as
+ * decoded, an answer is dozens of objects (the status, its player list, each player and name) that the
+ * collector copies out of the young generation and traces again in the old one; encoded, it is one string
+ * and its rules packed in one more (held-rules.ts), which the collector copies but never traces (issue 14
+ * items 2 and 3).
  *
  * The row's rules, raw values and whether they are kept depend on the row as stored (its rules digest, read
- * when the write locks the rows): they are the last values of every row (state-input.ts) and are added at the
- * write, after the encoded head.
+ * when the write locks the rows): they are the last values of every row (state-input.ts) and are added at
+ * the write, after the encoded head.
  */
-import type { ServerStatus } from "../../protocol";
 import {
   answerFakeReasons,
   DEFAULT_FAKE_PLAYER_RULES,
@@ -26,7 +26,7 @@ import { stateRowJson, stateRowHead } from "./state-input";
 /** An answer to write as a server's current state. */
 export interface StateWrite {
   id: number;
-  status: HeldStatus | ServerStatus;
+  status: HeldStatus;
   pingMs: number | null;
   /** Set for a list source's own record; a server's own answer: answeredPlayerCount. */
   playersSource?: PlayerCountSource;
@@ -40,7 +40,7 @@ export interface EncodedAnswer {
   readonly raw: Record<string, string> | null;
   /** Of its rules and raw values, as stored (rules-digest.ts). */
   readonly digest: RulesDigest;
-  /** Its sample (server_sample), when it is a crawl's answer. */
+  /** Its sample (server_sample): written for a crawl's answer and a management record. */
   readonly sample: SampleRow;
 }
 
