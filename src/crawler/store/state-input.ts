@@ -46,7 +46,7 @@ const RULES_PART = 3;
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
 /** One answered server's input by column name; `undefined` and `null` both read as SQL NULL. */
-export type StateRow = Record<StateColumn, unknown>;
+type StateRow = Record<StateColumn, unknown>;
 
 /**
  * A text array as PostgreSQL reads it (`{"a","b\"c"}`): every element quoted, with `"` and `\` escaped. Its
